@@ -1,0 +1,142 @@
+//! Reading an environment and checking every file against its hash.
+
+use super::write::check_self_hash;
+use super::{Environment, PRIVATE_DIR, PUBLIC_DIR};
+use crate::csv::{ReadOptions, read_csv_bytes};
+use crate::error::{Error, Result};
+use crate::fsutil::sha256_hex;
+use crate::grading::{GradingSpec, Leaderboard};
+use crate::provenance::Provenance;
+use crate::task::SCHEMA_VERSION;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+impl Environment {
+    /// Reads the environment at `dir`, checking `grading.json`'s schema
+    /// version and the sha256 of every file, `grading.json` included.
+    ///
+    /// # Errors
+    /// [`Error::MissingFile`], [`Error::HashMismatch`] naming the changed
+    /// file, [`Error::SchemaVersion`], [`Error::Json`], [`Error::Csv`],
+    /// [`Error::InvalidEnvironment`].
+    pub fn read(dir: impl AsRef<Path>) -> Result<Environment> {
+        let dir = dir.as_ref();
+        let grading_path = dir.join(PRIVATE_DIR).join("grading.json");
+        let grading_bytes = read_file(&grading_path)?;
+        if let Err((expected, found)) = check_self_hash(&grading_bytes) {
+            return Err(Error::HashMismatch {
+                path: grading_path,
+                expected,
+                found,
+            });
+        }
+        let value: serde_json::Value = parse_json(&grading_bytes, &grading_path)?;
+        let version = value.get("schema_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
+        if version != u64::from(SCHEMA_VERSION) {
+            return Err(Error::SchemaVersion {
+                path: grading_path,
+                found: u32::try_from(version).unwrap_or(u32::MAX),
+                supported: SCHEMA_VERSION,
+            });
+        }
+        let grading: GradingSpec = serde_json::from_value(value).map_err(|source| Error::Json {
+            path: grading_path.clone(),
+            source,
+        })?;
+        let files = Files::check(dir, &grading.files)?;
+        let task = &grading.task;
+        let opts = ReadOptions::with_id(task.id_column.clone());
+        let description = String::from_utf8(files.get(&format!("{PUBLIC_DIR}/description.md"))?.1.clone()).map_err(|_| {
+            Error::InvalidEnvironment {
+                reason: "description.md is not UTF-8".into(),
+            }
+        })?;
+        let table = |dir: &str, stem: &str| {
+            let (path, bytes) = files.table(dir, stem)?;
+            read_csv_bytes(bytes, path, &opts)
+        };
+        let provenance_path = format!("{PRIVATE_DIR}/provenance.json");
+        let (ppath, pbytes) = files.get(&provenance_path)?;
+        let provenance: Provenance = parse_json(pbytes, ppath)?;
+        let leaderboard = match &grading.leaderboard {
+            Some(name) => {
+                let (path, bytes) = files.get(&format!("{PRIVATE_DIR}/{name}"))?;
+                Some(Leaderboard::from_csv_bytes(bytes, path)?)
+            }
+            None => None,
+        };
+        let env = Environment {
+            description,
+            train: table(PUBLIC_DIR, "train")?,
+            test: table(PUBLIC_DIR, "test")?,
+            sample_submission: table(PUBLIC_DIR, "sample_submission")?,
+            answers: table(PRIVATE_DIR, "answers")?,
+            grading,
+            leaderboard,
+            provenance,
+        };
+        env.validate()?;
+        Ok(env)
+    }
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::MissingFile { path: path.to_path_buf() },
+        _ => Error::io(path, e),
+    })
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|source| Error::Json {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The files listed in `grading.json`, read and checked.
+struct Files {
+    root: PathBuf,
+    content: BTreeMap<String, (PathBuf, Vec<u8>)>,
+}
+
+impl Files {
+    fn check(root: &Path, hashes: &BTreeMap<String, String>) -> Result<Files> {
+        let mut content = BTreeMap::new();
+        for (rel, expected) in hashes {
+            if rel.split('/').any(|part| part == ".." || part.is_empty()) {
+                return Err(Error::InvalidEnvironment {
+                    reason: format!("grading.json lists an unsafe path `{rel}`"),
+                });
+            }
+            let path = root.join(rel);
+            let bytes = read_file(&path)?;
+            let found = sha256_hex(&bytes);
+            if &found != expected {
+                return Err(Error::HashMismatch {
+                    path,
+                    expected: expected.clone(),
+                    found,
+                });
+            }
+            content.insert(rel.clone(), (path, bytes));
+        }
+        Ok(Files {
+            root: root.to_path_buf(),
+            content,
+        })
+    }
+
+    fn get(&self, rel: &str) -> Result<(&Path, &Vec<u8>)> {
+        self.content
+            .get(rel)
+            .map(|(p, b)| (p.as_path(), b))
+            .ok_or_else(|| Error::MissingFile { path: self.root.join(rel) })
+    }
+
+    fn table(&self, dir: &str, stem: &str) -> Result<(&Path, &Vec<u8>)> {
+        let plain = format!("{dir}/{stem}.csv");
+        let gz = format!("{plain}.gz");
+        if self.content.contains_key(&gz) { self.get(&gz) } else { self.get(&plain) }
+    }
+}

@@ -1,0 +1,169 @@
+//! The one error type of `sandmle-core`.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the core: reading and writing tables and
+/// environments, and failures reported by implementations of the ports.
+///
+/// The enum is `#[non_exhaustive]`: match the variants you handle and keep a
+/// catch-all arm.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A CSV file is malformed or a field does not fit its column's type.
+    #[error("{}:{line}{}: {reason}", path.display(), column.as_ref().map(|c| format!(": column `{c}`")).unwrap_or_default())]
+    Csv {
+        /// The file (or `<memory>` for in-memory input).
+        path: PathBuf,
+        /// 1-based line of the offending record (the header is line 1).
+        line: u64,
+        /// The column, where one is involved.
+        column: Option<String>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A JSON file could not be parsed or does not match its schema.
+    #[error("{}: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A column was looked up by a name the table does not have.
+    #[error("no column named `{name}`")]
+    ColumnNotFound {
+        /// The name asked for.
+        name: String,
+    },
+    /// Two columns would share one name.
+    #[error("duplicate column name `{name}`")]
+    DuplicateColumn {
+        /// The repeated name.
+        name: String,
+    },
+    /// A column's length differs from the table's row count.
+    #[error("column `{column}` has {found} rows, the table has {expected}")]
+    LengthMismatch {
+        /// The column.
+        column: String,
+        /// The table's row count.
+        expected: usize,
+        /// The column's length.
+        found: usize,
+    },
+    /// A column was used as numbers but is not numeric.
+    #[error("column `{column}` is not numeric")]
+    NotNumeric {
+        /// The column.
+        column: String,
+    },
+    /// A row index is past the end of the table.
+    #[error("row index {index} is out of range for a table of {rows} rows")]
+    RowOutOfRange {
+        /// The index asked for.
+        index: usize,
+        /// The table's row count.
+        rows: usize,
+    },
+    /// A file the environment format requires is absent.
+    #[error("missing file {}", path.display())]
+    MissingFile {
+        /// The path that should exist.
+        path: PathBuf,
+    },
+    /// A file's content differs from the sha256 recorded in `grading.json`.
+    #[error("hash mismatch in {}: grading.json records {expected}, the file has {found}", path.display())]
+    HashMismatch {
+        /// The file that changed.
+        path: PathBuf,
+        /// The recorded hash.
+        expected: String,
+        /// The hash of the file as it is.
+        found: String,
+    },
+    /// `grading.json` has a schema version this build does not read.
+    #[error("{}: schema version {found} is not supported (this build reads {supported})", path.display())]
+    SchemaVersion {
+        /// The `grading.json` file.
+        path: PathBuf,
+        /// The version found.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The destination of a write exists and overwriting was not asked for.
+    #[error("{} already exists", path.display())]
+    AlreadyExists {
+        /// The destination.
+        path: PathBuf,
+    },
+    /// An environment or task is inconsistent (for example a target column
+    /// missing from `train.csv`).
+    #[error("invalid environment: {reason}")]
+    InvalidEnvironment {
+        /// What is inconsistent.
+        reason: String,
+    },
+    /// A leaderboard is empty or has no usable score column.
+    #[error("invalid leaderboard {}: {reason}", path.display())]
+    InvalidLeaderboard {
+        /// The leaderboard file (or `<memory>`).
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An implementation was asked for something it does not do (for example
+    /// a pipeline executor given a program to run).
+    #[error("{component} does not support {what}")]
+    Unsupported {
+        /// The implementation.
+        component: String,
+        /// What it was asked for.
+        what: String,
+    },
+    /// An error raised by an implementation of one of the ports
+    /// ([`crate::Metric`], [`crate::Executor`], ...). The source keeps the
+    /// implementation's own typed error; downcast it to inspect it.
+    #[error("{port}: {source}")]
+    Port {
+        /// The port (`"metric"`, `"executor"`, ...).
+        port: &'static str,
+        /// The implementation's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+}
+
+impl Error {
+    /// Wraps an implementation's error as a [`Error::Port`].
+    pub fn port<E>(port: &'static str, source: E) -> Self
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Error::Port {
+            port,
+            source: Box::new(source),
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

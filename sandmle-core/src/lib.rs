@@ -1,0 +1,62 @@
+//! # sandmle-core
+//!
+//! The vocabulary and the ports of SandMLE-rs: tables, the task and grading
+//! types, the on-disk environment format, and the traits the other crates
+//! implement. It holds no model training and no randomness beyond a seeded
+//! generator type, so that a crate implementing one port depends on this
+//! small crate and nothing else.
+//!
+//! - [`Table`] and [`Column`]: a column store (numbers, categories, text);
+//!   [`csv`] reads what pandas and Kaggle write and writes deterministically.
+//! - [`TaskSpec`], [`TaskDna`], [`GradingSpec`], [`Thresholds`],
+//!   [`GradeReport`], [`Provenance`]: the task vocabulary, serde types.
+//! - [`Environment`]: read, verify and atomically write the
+//!   `prepared/public` + `prepared/private` layout, and import prepared
+//!   MLE-bench competitions.
+//! - The ports: [`Metric`], [`Grader`], [`Executor`], [`BaselinePanel`],
+//!   [`Shrinker`], [`Synthesizer`], [`Verifier`].
+//! - [`rng_for`]: the seeded ChaCha8 generator every random choice uses.
+//!
+//! ```
+//! use sandmle_core::{Environment, WriteOptions, testing::tiny_environment};
+//!
+//! # fn main() -> Result<(), sandmle_core::Error> {
+//! let env = tiny_environment();
+//! let dir = std::env::temp_dir().join(format!("sandmle-doc-{}", std::process::id()));
+//! env.write(&dir, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
+//! let back = Environment::read(&dir)?; // checks every file's sha256
+//! assert_eq!(back.train, env.train);
+//! assert_eq!(back.public_view().test.n_rows(), 4);
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok(())
+//! # }
+//! ```
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod csv;
+mod dna;
+mod environment;
+mod error;
+mod fsutil;
+mod grading;
+mod ports;
+mod provenance;
+mod rng;
+mod table;
+mod task;
+pub mod testing;
+
+pub use dna::{FeatureDna, NumericShape, Signal, TargetDna, TaskDna};
+pub use environment::{Environment, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench};
+pub use error::{Error, Result};
+pub use fsutil::{sha256_hex, write_atomic};
+pub use grading::{GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds};
+pub use ports::{
+    BaselinePanel, ExecStatus, Execution, Executor, GateResult, Grader, GradingTask, Metric, Program, PublicView, Shrinker,
+    Solution, Synthesizer, Timings, Verifier,
+};
+pub use provenance::Provenance;
+pub use rng::{SeedRng, derive_seed, rng_for};
+pub use table::{Categorical, Column, ColumnType, Table, format_f64, parse_f64_lenient};
+pub use task::{Direction, MetricSpec, Modality, SCHEMA_VERSION, TaskKind, TaskSpec};

@@ -1,0 +1,125 @@
+use super::forward_impls;
+use crate::error::Result;
+use crate::table::Table;
+use crate::task::TaskSpec;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What an agent may see of an environment.
+#[derive(Debug, Clone, Copy)]
+pub struct PublicView<'a> {
+    /// The task spec (id and target columns, metric, direction).
+    pub task: &'a TaskSpec,
+    /// `description.md`.
+    pub description: &'a str,
+    /// `train.csv`.
+    pub train: &'a Table,
+    /// `test.csv`.
+    pub test: &'a Table,
+    /// `sample_submission.csv`.
+    pub sample_submission: &'a Table,
+}
+
+/// An agent's own program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Program {
+    /// The command and its arguments (for example `["python3", "main.py"]`).
+    pub command: Vec<String>,
+    /// A directory whose files are copied into the workspace.
+    pub code_dir: PathBuf,
+    /// Wall-clock limit.
+    pub timeout: Duration,
+}
+
+/// A solution to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Solution {
+    /// A declarative pipeline spec (JSON; its schema belongs to the executor).
+    Pipeline(serde_json::Value),
+    /// A program that reads the public files and writes `submission.csv`.
+    Program(Program),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ExecStatus {
+    /// Finished and produced a submission.
+    Completed,
+    /// Finished without a usable submission, or exited with an error.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+    /// Killed at the wall-clock limit.
+    TimedOut,
+    /// Stopped by the memory limit.
+    MemoryExceeded,
+    /// Stopped by the output-size limit.
+    OutputLimitExceeded,
+}
+
+/// Named phase durations in microseconds, in the order they ran.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Timings {
+    /// `(phase, microseconds)` pairs.
+    pub phases: Vec<(String, u64)>,
+}
+
+impl Timings {
+    /// Records a phase.
+    pub fn push(&mut self, phase: impl Into<String>, elapsed: Duration) {
+        self.phases.push((phase.into(), u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX)));
+    }
+
+    /// The duration of a phase, if recorded.
+    pub fn get(&self, phase: &str) -> Option<u64> {
+        self.phases.iter().find(|(p, _)| p == phase).map(|&(_, us)| us)
+    }
+
+    /// The sum of all phases.
+    pub fn total_micros(&self) -> u64 {
+        self.phases.iter().map(|&(_, us)| us).sum()
+    }
+}
+
+/// The outcome of running a solution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    /// How the run ended.
+    pub status: ExecStatus,
+    /// The submission, when one was produced.
+    pub submission: Option<Table>,
+    /// Phase timings.
+    pub timings: Timings,
+    /// The tail of the program's standard output (empty for in-process runs).
+    pub stdout_tail: String,
+    /// The tail of its standard error.
+    pub stderr_tail: String,
+    /// What the run was isolated from, in plain words.
+    pub isolation: String,
+}
+
+/// Runs a solution on an environment's public view and returns its
+/// submission.
+///
+/// A solution that fails (crashes, times out, writes no submission) is an
+/// `Ok` [`Execution`] with that status; `Err` is for a solution the executor
+/// cannot run at all (wrong kind, invalid spec) or a failure of the executor
+/// itself.
+pub trait Executor: Send + Sync {
+    /// A short name for reports.
+    fn name(&self) -> &str;
+    /// Runs `solution` on `task`.
+    ///
+    /// # Errors
+    /// When the solution cannot be run at all.
+    fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> Result<Execution>;
+}
+
+forward_impls!(Executor {
+    fn name(&self) -> &str;
+    fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> Result<Execution>;
+});

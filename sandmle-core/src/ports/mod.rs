@@ -1,0 +1,42 @@
+//! The ports: traits the other crates implement and compose through.
+//!
+//! Each trait is object-safe and needs one to three methods. Every trait is
+//! implemented for `&T`, `Box<T>` and `Arc<T>` of an implementation, so a
+//! `Box<dyn Metric>` or an `Arc<dyn Executor>` is itself a `Metric` or an
+//! `Executor`.
+
+mod execute;
+mod grade;
+mod metric;
+mod panel;
+mod shrink;
+mod synthesize;
+mod verify;
+
+#[cfg(test)]
+mod tests;
+
+pub use execute::{ExecStatus, Execution, Executor, Program, PublicView, Solution, Timings};
+pub use grade::{Grader, GradingTask};
+pub use metric::Metric;
+pub use panel::BaselinePanel;
+pub use shrink::Shrinker;
+pub use synthesize::Synthesizer;
+pub use verify::{GateResult, Verifier};
+
+/// Implements a trait for `&T`, `Box<T>` and `Arc<T>` by forwarding every
+/// listed method to `T`.
+macro_rules! forward_impls {
+    ($trait:ident { $(fn $m:ident(&self $(, $a:ident : $t:ty)*) -> $r:ty;)* }) => {
+        impl<T: $trait + ?Sized> $trait for &T {
+            $(fn $m(&self $(, $a: $t)*) -> $r { (**self).$m($($a),*) })*
+        }
+        impl<T: $trait + ?Sized> $trait for Box<T> {
+            $(fn $m(&self $(, $a: $t)*) -> $r { (**self).$m($($a),*) })*
+        }
+        impl<T: $trait + ?Sized> $trait for std::sync::Arc<T> {
+            $(fn $m(&self $(, $a: $t)*) -> $r { (**self).$m($($a),*) })*
+        }
+    };
+}
+pub(crate) use forward_impls;

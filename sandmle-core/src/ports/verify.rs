@@ -1,0 +1,31 @@
+use super::forward_impls;
+use crate::environment::Environment;
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The result of one verification gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateResult {
+    /// The gate's name.
+    pub gate: String,
+    /// Whether the environment passed it.
+    pub passed: bool,
+    /// The figures the decision rests on.
+    pub figures: BTreeMap<String, f64>,
+    /// A one-line explanation.
+    pub detail: String,
+}
+
+/// Checks an environment before anyone trains on it.
+pub trait Verifier: Send + Sync {
+    /// Every gate's result, in a fixed order.
+    ///
+    /// # Errors
+    /// When the checks themselves cannot run.
+    fn verify(&self, env: &Environment) -> Result<Vec<GateResult>>;
+}
+
+forward_impls!(Verifier {
+    fn verify(&self, env: &Environment) -> Result<Vec<GateResult>>;
+});

@@ -1,0 +1,255 @@
+//! [`Table`]: a small column store with typed columns.
+
+mod column;
+
+pub use column::{Categorical, Column, ColumnType, format_f64, parse_f64_lenient};
+
+use crate::error::{Error, Result};
+use ndarray::Array2;
+
+/// A table: named, typed columns of equal length.
+///
+/// Column order is kept as given (it is the CSV column order). Lookups by
+/// name are linear, which is faster than hashing for the tens of columns the
+/// tables here have.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    names: Vec<String>,
+    columns: Vec<Column>,
+    rows: usize,
+}
+
+impl Table {
+    /// An empty table with no columns and no rows.
+    pub fn new() -> Self {
+        Table::default()
+    }
+
+    /// Builds a table from `(name, column)` pairs.
+    ///
+    /// # Errors
+    /// [`Error::DuplicateColumn`] or [`Error::LengthMismatch`].
+    pub fn from_columns<S: Into<String>>(columns: impl IntoIterator<Item = (S, Column)>) -> Result<Self> {
+        let mut t = Table::new();
+        for (name, col) in columns {
+            t.push_column(name, col)?;
+        }
+        Ok(t)
+    }
+
+    /// Appends a column. The first column fixes the row count.
+    ///
+    /// # Errors
+    /// [`Error::DuplicateColumn`] or [`Error::LengthMismatch`].
+    pub fn push_column(&mut self, name: impl Into<String>, column: Column) -> Result<()> {
+        let name = name.into();
+        if self.index_of(&name).is_some() {
+            return Err(Error::DuplicateColumn { name });
+        }
+        if self.columns.is_empty() {
+            self.rows = column.len();
+        } else if column.len() != self.rows {
+            return Err(Error::LengthMismatch {
+                column: name,
+                expected: self.rows,
+                found: column.len(),
+            });
+        }
+        self.names.push(name);
+        self.columns.push(column);
+        Ok(())
+    }
+
+    /// Replaces the column called `name` (appending it if absent).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`].
+    pub fn set_column(&mut self, name: &str, column: Column) -> Result<()> {
+        match self.index_of(name) {
+            None => self.push_column(name, column),
+            Some(_) if self.columns.len() > 1 && column.len() != self.rows => Err(Error::LengthMismatch {
+                column: name.to_owned(),
+                expected: self.rows,
+                found: column.len(),
+            }),
+            Some(i) => {
+                self.rows = column.len();
+                self.columns[i] = column;
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes and returns the column called `name`.
+    ///
+    /// # Errors
+    /// [`Error::ColumnNotFound`].
+    pub fn remove_column(&mut self, name: &str) -> Result<Column> {
+        let i = self.require(name)?;
+        self.names.remove(i);
+        let col = self.columns.remove(i);
+        if self.columns.is_empty() {
+            self.rows = 0;
+        }
+        Ok(col)
+    }
+
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn n_cols(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Column names in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// `(name, column)` pairs in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Column)> {
+        self.names.iter().map(String::as_str).zip(&self.columns)
+    }
+
+    /// The position of the column called `name`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// `true` if the table has a column called `name`.
+    pub fn has_column(&self, name: &str) -> bool {
+        self.index_of(name).is_some()
+    }
+
+    fn require(&self, name: &str) -> Result<usize> {
+        self.index_of(name).ok_or_else(|| Error::ColumnNotFound { name: name.to_owned() })
+    }
+
+    /// The column called `name`.
+    ///
+    /// # Errors
+    /// [`Error::ColumnNotFound`].
+    pub fn column(&self, name: &str) -> Result<&Column> {
+        Ok(&self.columns[self.require(name)?])
+    }
+
+    /// The column at position `i`.
+    pub fn column_at(&self, i: usize) -> Option<&Column> {
+        self.columns.get(i)
+    }
+
+    /// The numbers of the numeric column called `name`.
+    ///
+    /// # Errors
+    /// [`Error::ColumnNotFound`] or [`Error::NotNumeric`].
+    pub fn numeric(&self, name: &str) -> Result<&[f64]> {
+        self.column(name)?.as_numeric().ok_or_else(|| Error::NotNumeric { column: name.to_owned() })
+    }
+
+    /// The `(name, type)` list of the columns.
+    pub fn schema(&self) -> Vec<(String, ColumnType)> {
+        self.iter().map(|(n, c)| (n.to_owned(), c.column_type())).collect()
+    }
+
+    /// The rows at `rows`, in that order (repeats allowed).
+    ///
+    /// # Errors
+    /// [`Error::RowOutOfRange`].
+    pub fn take(&self, rows: &[usize]) -> Result<Table> {
+        if let Some(&bad) = rows.iter().find(|&&r| r >= self.rows) {
+            return Err(Error::RowOutOfRange { index: bad, rows: self.rows });
+        }
+        Ok(Table {
+            names: self.names.clone(),
+            columns: self.columns.iter().map(|c| c.take(rows)).collect(),
+            rows: rows.len(),
+        })
+    }
+
+    /// The named columns, in the order given.
+    ///
+    /// # Errors
+    /// [`Error::ColumnNotFound`] or [`Error::DuplicateColumn`].
+    pub fn select<S: AsRef<str>>(&self, names: &[S]) -> Result<Table> {
+        let mut t = Table::new();
+        for n in names {
+            let n = n.as_ref();
+            t.push_column(n, self.column(n)?.clone())?;
+        }
+        if names.is_empty() {
+            t.rows = 0;
+        }
+        Ok(t)
+    }
+
+    /// The table without the named columns (names it lacks are ignored).
+    pub fn without<S: AsRef<str>>(&self, names: &[S]) -> Table {
+        let mut t = self.clone();
+        for n in names {
+            let _ = t.remove_column(n.as_ref());
+        }
+        t
+    }
+
+    /// The named numeric columns as a row-major `rows x columns` matrix
+    /// (missing values stay NaN).
+    ///
+    /// # Errors
+    /// [`Error::ColumnNotFound`] or [`Error::NotNumeric`].
+    pub fn to_array2<S: AsRef<str>>(&self, names: &[S]) -> Result<Array2<f64>> {
+        let cols = names
+            .iter()
+            .map(|n| self.numeric(n.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Array2::from_shape_fn((self.rows, cols.len()), |(r, c)| cols[c][r]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Table {
+        Table::from_columns([
+            ("id", Column::text([Some("a"), Some("b"), Some("c")])),
+            ("x", Column::Numeric(vec![1.0, f64::NAN, 3.0])),
+            ("c", Column::categorical([Some("u"), Some("v"), Some("u")])),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn take_select_and_matrix() {
+        let t = small();
+        let s = t.take(&[2, 0]).unwrap();
+        assert_eq!(s.column("id").unwrap().get_str(0).unwrap(), "c");
+        assert_eq!(s.numeric("x").unwrap(), &[3.0, 1.0]);
+        let m = t.to_array2(&["x"]).unwrap();
+        assert_eq!(m.shape(), &[3, 1]);
+        assert!(m[[1, 0]].is_nan());
+        assert!(matches!(t.take(&[3]), Err(Error::RowOutOfRange { index: 3, rows: 3 })));
+        assert!(matches!(t.numeric("c"), Err(Error::NotNumeric { .. })));
+        assert!(matches!(t.select(&["nope"]), Err(Error::ColumnNotFound { .. })));
+    }
+
+    #[test]
+    fn push_rejects_bad_columns() {
+        let mut t = small();
+        assert!(matches!(t.push_column("x", Column::Numeric(vec![0.0; 3])), Err(Error::DuplicateColumn { .. })));
+        assert!(matches!(t.push_column("y", Column::Numeric(vec![0.0; 2])), Err(Error::LengthMismatch { .. })));
+    }
+
+    #[test]
+    fn categorical_levels_first_seen_and_sorted() {
+        let c = Categorical::from_values([Some("b"), None, Some("a"), Some("b")]);
+        assert_eq!(c.levels(), &["b".to_owned(), "a".to_owned()]);
+        assert_eq!(c.codes(), &[Some(0), None, Some(1), Some(0)]);
+        let s = c.sorted();
+        assert_eq!(s.levels(), &["a".to_owned(), "b".to_owned()]);
+        assert_eq!(s.value(0), Some("b"));
+        assert_eq!(s.value(1), None);
+    }
+}

@@ -1,0 +1,125 @@
+//! The task vocabulary: what is predicted, from what, and how it is scored.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The version of the on-disk schema (`grading.json`, `provenance.json`).
+/// Bumped whenever a reader of the previous version would misread a file.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Whether lower or higher scores are better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Higher is better (AUC, accuracy, ...).
+    HigherIsBetter,
+    /// Lower is better (log loss, RMSE, ...).
+    LowerIsBetter,
+}
+
+impl Direction {
+    /// `true` for [`Direction::LowerIsBetter`].
+    pub fn is_lower_better(self) -> bool {
+        self == Direction::LowerIsBetter
+    }
+
+    /// `true` if `a` is strictly better than `b`.
+    pub fn better(self, a: f64, b: f64) -> bool {
+        match self {
+            Direction::HigherIsBetter => a > b,
+            Direction::LowerIsBetter => a < b,
+        }
+    }
+
+    /// `true` if `a` is at least as good as `b`.
+    pub fn at_least(self, a: f64, b: f64) -> bool {
+        match self {
+            Direction::HigherIsBetter => a >= b,
+            Direction::LowerIsBetter => a <= b,
+        }
+    }
+}
+
+/// What the data is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Modality {
+    /// Rows of numeric and categorical features.
+    Tabular,
+    /// Images given as pixel columns.
+    Image,
+    /// Free-text fields, possibly with tabular features beside them.
+    Text,
+    /// Ordered measurements.
+    TimeSeries,
+}
+
+/// What is predicted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Two classes; predictions are labels or the probability of the
+    /// positive class.
+    BinaryClassification,
+    /// More than two classes; predictions are labels or one probability
+    /// column per class.
+    MulticlassClassification,
+    /// Several binary targets, one column each.
+    MultiLabelClassification,
+    /// One or more continuous targets.
+    Regression,
+    /// Ranked lists of labels (mean average precision at k).
+    Ranking,
+}
+
+impl TaskKind {
+    /// `true` for the classification kinds.
+    pub fn is_classification(self) -> bool {
+        !matches!(self, TaskKind::Regression | TaskKind::Ranking)
+    }
+}
+
+/// A metric by its canonical name with its parameters (for example
+/// `map_at_k` with `{"k": 5}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricSpec {
+    /// Canonical name (`roc_auc`, `rmse`, `multiclass_log_loss`, ...).
+    pub name: String,
+    /// Parameters; empty for most metrics.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, serde_json::Value>,
+}
+
+impl MetricSpec {
+    /// A metric without parameters.
+    pub fn named(name: impl Into<String>) -> Self {
+        MetricSpec {
+            name: name.into(),
+            params: BTreeMap::new(),
+        }
+    }
+}
+
+/// The public description of a task: everything an agent is told about what
+/// to predict and how it is scored, and nothing about the answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskSpec {
+    /// Task identifier (a competition slug or an environment id).
+    pub id: String,
+    /// What the data is made of.
+    pub modality: Modality,
+    /// What is predicted.
+    pub kind: TaskKind,
+    /// The id column of `train.csv`, `test.csv`, the submission and the answers.
+    pub id_column: String,
+    /// The label column(s) of `train.csv`.
+    pub target_columns: Vec<String>,
+    /// The column(s) a submission holds besides the id, in order. Usually the
+    /// same as `target_columns`; for `multiclass_log_loss` one column per
+    /// class, named by the class label, and the answers are one-hot.
+    pub prediction_columns: Vec<String>,
+    /// The metric.
+    pub metric: MetricSpec,
+    /// Whether lower or higher scores are better.
+    pub direction: Direction,
+}

@@ -1,0 +1,138 @@
+//! Writing, reading and tamper detection of the environment format.
+
+use sandmle_core::testing::tiny_environment;
+use sandmle_core::{Environment, Error, Leaderboard, LeaderboardEntry, WriteOptions};
+use std::path::{Path, PathBuf};
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() { stack.push(p) } else { out.push(p) }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn env_with_leaderboard() -> Environment {
+    let mut env = tiny_environment();
+    env.leaderboard = Some(Leaderboard {
+        entries: vec![
+            LeaderboardEntry { name: "forest".into(), score: 0.9 },
+            LeaderboardEntry { name: "prior".into(), score: 0.5 },
+        ],
+    });
+    env
+}
+
+#[test]
+fn write_then_read_gives_the_same_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env_with_leaderboard();
+    let dir = env.write_into(tmp.path(), &WriteOptions::default()).unwrap();
+    assert_eq!(dir.file_name().unwrap().to_str().unwrap(), env.id());
+    let back = Environment::read(&dir).unwrap();
+    assert_eq!(back.train, env.train);
+    assert_eq!(back.test, env.test);
+    assert_eq!(back.answers, env.answers);
+    assert_eq!(back.leaderboard, env.leaderboard);
+    assert_eq!(back.provenance, env.provenance);
+    assert_eq!(back.description, env.description);
+    // Nothing but the environment is left in the parent directory.
+    let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn flipping_any_byte_of_any_file_is_a_hash_mismatch_naming_that_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env_with_leaderboard();
+    let dir = env.write_into(tmp.path(), &WriteOptions::default()).unwrap();
+    let files = files_under(&dir);
+    assert_eq!(files.len(), 8, "{files:?}");
+    for file in &files {
+        let original = std::fs::read(file).unwrap();
+        // First, middle and last byte of every file.
+        for at in [0, original.len() / 2, original.len() - 1] {
+            let mut bytes = original.clone();
+            bytes[at] ^= 0x01;
+            std::fs::write(file, &bytes).unwrap();
+            match Environment::read(&dir) {
+                Err(Error::HashMismatch { path, .. }) => assert_eq!(&path, file, "byte {at}"),
+                other => panic!("{}: byte {at}: expected a hash mismatch, got {other:?}", file.display()),
+            }
+            std::fs::write(file, &original).unwrap();
+        }
+    }
+    Environment::read(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tiny_environment().write_into(tmp.path(), &WriteOptions::default()).unwrap();
+    let answers = dir.join("prepared/private/answers.csv");
+    std::fs::remove_file(&answers).unwrap();
+    assert!(matches!(Environment::read(&dir), Err(Error::MissingFile { path }) if path == answers));
+}
+
+#[test]
+fn existing_destination_needs_overwrite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("env");
+    let mut env = tiny_environment();
+    env.write(&dir, &WriteOptions::default()).unwrap();
+    assert!(matches!(env.write(&dir, &WriteOptions::default()), Err(Error::AlreadyExists { .. })));
+    env.description = "# Changed\n".into();
+    env.write(&dir, &WriteOptions { overwrite: true, ..Default::default() }).unwrap();
+    assert_eq!(Environment::read(&dir).unwrap().description, "# Changed\n");
+    let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("env")]);
+}
+
+#[test]
+fn an_inconsistent_environment_is_not_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("env");
+    let mut env = tiny_environment();
+    env.test = env.train.clone();
+    assert!(matches!(env.write(&dir, &WriteOptions::default()), Err(Error::InvalidEnvironment { .. })));
+    assert!(!dir.exists());
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn same_environment_gives_the_same_bytes_and_gzip_reads_back() {
+    let env = env_with_leaderboard();
+    let a = env.render(&WriteOptions::default()).unwrap();
+    let b = env.render(&WriteOptions::default()).unwrap();
+    assert_eq!(a, b);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("gz");
+    env.write(&dir, &WriteOptions { gzip_over_bytes: Some(0), ..Default::default() }).unwrap();
+    assert!(dir.join("prepared/public/train.csv.gz").exists());
+    assert_eq!(Environment::read(&dir).unwrap().train, env.train);
+}
+
+#[test]
+fn unsupported_schema_version_is_a_typed_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("env");
+    let mut env = tiny_environment();
+    env.grading.schema_version = 99;
+    // The writer always stamps the current version; edit the file by hand
+    // and re-stamp its own hash so that only the version is wrong.
+    env.write(&dir, &WriteOptions::default()).unwrap();
+    let path = dir.join("prepared/private/grading.json");
+    let text = std::fs::read_to_string(&path).unwrap().replace("\"schema_version\": 1", "\"schema_version\": 99");
+    let at = text.rfind("\"self_sha256\": \"").unwrap() + 16;
+    let mut zeroed = text.clone();
+    zeroed.replace_range(at..at + 64, &"0".repeat(64));
+    let mut fixed = text.clone();
+    fixed.replace_range(at..at + 64, &sandmle_core::sha256_hex(zeroed.as_bytes()));
+    std::fs::write(&path, fixed).unwrap();
+    assert!(matches!(Environment::read(&dir), Err(Error::SchemaVersion { found: 99, .. })));
+}
