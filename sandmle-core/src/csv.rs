@@ -47,18 +47,12 @@ pub struct ReadOptions {
 impl ReadOptions {
     /// Options with the given id column.
     pub fn with_id(id_column: impl Into<String>) -> Self {
-        ReadOptions {
-            id_column: Some(id_column.into()),
-            types: BTreeMap::new(),
-        }
+        ReadOptions { id_column: Some(id_column.into()), types: BTreeMap::new() }
     }
 
     /// Options that fix every column's type to the given schema.
     pub fn with_schema(schema: &[(String, ColumnType)]) -> Self {
-        ReadOptions {
-            id_column: None,
-            types: schema.iter().cloned().collect(),
-        }
+        ReadOptions { id_column: None, types: schema.iter().cloned().collect() }
     }
 }
 
@@ -87,14 +81,12 @@ pub fn read_csv_bytes(bytes: &[u8], origin: impl AsRef<Path>, options: &ReadOpti
     let mut data = bytes;
     if data.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(data)
-            .read_to_end(&mut out)
-            .map_err(|e| Error::Csv {
-                path: origin.to_path_buf(),
-                line: 0,
-                column: None,
-                reason: format!("bad gzip stream: {e}"),
-            })?;
+        flate2::read::MultiGzDecoder::new(data).read_to_end(&mut out).map_err(|e| Error::Csv {
+            path: origin.to_path_buf(),
+            line: 0,
+            column: None,
+            reason: format!("bad gzip stream: {e}"),
+        })?;
         decompressed = out;
         data = &decompressed;
     }
@@ -152,13 +144,7 @@ impl<'a> Parser<'a> {
             .enumerate()
             .map(|(i, h)| if Some(i) == id_index { Some(ColumnType::Text) } else { options.types.get(h).copied() })
             .collect();
-        Ok(Parser {
-            data,
-            origin: origin.to_path_buf(),
-            header,
-            fixed,
-            id_index,
-        })
+        Ok(Parser { data, origin: origin.to_path_buf(), header, fixed, id_index })
     }
 
     fn parse(self) -> Result<Table> {
@@ -206,7 +192,9 @@ impl<'a> Parser<'a> {
                 Building::Numeric(v) => Column::Numeric(v),
                 Building::Strings(v) => match self.fixed[j] {
                     Some(ColumnType::Text) => Column::Text(v),
-                    Some(ColumnType::Categorical) => Column::Categorical(Categorical::from_values(v.iter().map(|s| s.as_deref()))),
+                    Some(ColumnType::Categorical) => {
+                        Column::Categorical(Categorical::from_values(v.iter().map(|s| s.as_deref())))
+                    }
                     _ => infer_string_column(v),
                 },
                 Building::Deferred => Column::Text(Vec::new()),
@@ -255,12 +243,7 @@ impl<'a> Parser<'a> {
     }
 
     fn field_error(&self, line: u64, j: usize, reason: &str) -> Error {
-        Error::Csv {
-            path: self.origin.clone(),
-            line,
-            column: Some(self.header[j].clone()),
-            reason: reason.to_owned(),
-        }
+        Error::Csv { path: self.origin.clone(), line, column: Some(self.header[j].clone()), reason: reason.to_owned() }
     }
 }
 
@@ -269,12 +252,7 @@ fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
 }
 
 fn csv_error(origin: &Path, e: &csv::Error, column: Option<String>) -> Error {
-    Error::Csv {
-        path: origin.to_path_buf(),
-        line: e.position().map_or(0, |p| p.line()),
-        column,
-        reason: e.to_string(),
-    }
+    Error::Csv { path: origin.to_path_buf(), line: e.position().map_or(0, |p| p.line()), column, reason: e.to_string() }
 }
 
 fn infer_string_column(values: Vec<Option<String>>) -> Column {
@@ -294,12 +272,8 @@ fn infer_string_column(values: Vec<Option<String>>) -> Column {
 /// # Errors
 /// [`Error::Io`] (with `<writer>` as the path) if `out` fails.
 pub fn write_csv_to<W: Write>(table: &Table, out: W) -> Result<()> {
-    let io = |e: csv::Error| Error::Csv {
-        path: PathBuf::from("<writer>"),
-        line: 0,
-        column: None,
-        reason: e.to_string(),
-    };
+    let io =
+        |e: csv::Error| Error::Csv { path: PathBuf::from("<writer>"), line: 0, column: None, reason: e.to_string() };
     let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(out);
     w.write_record(table.names()).map_err(io)?;
     let cols: Vec<&Column> = table.iter().map(|(_, c)| c).collect();

@@ -151,17 +151,11 @@ impl Error {
     where
         E: std::error::Error + Send + Sync + 'static,
     {
-        Error::Port {
-            port,
-            source: Box::new(source),
-        }
+        Error::Port { port, source: Box::new(source) }
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io { path: path.into(), source }
     }
 }
 

@@ -107,10 +107,7 @@ impl Leaderboard {
     /// As [`Leaderboard::read`].
     pub fn from_csv_bytes(bytes: &[u8], origin: impl AsRef<Path>) -> Result<Self> {
         let origin = origin.as_ref();
-        let bad = |reason: String| Error::InvalidLeaderboard {
-            path: origin.to_path_buf(),
-            reason,
-        };
+        let bad = |reason: String| Error::InvalidLeaderboard { path: origin.to_path_buf(), reason };
         let mut options = ReadOptions::default();
         for name in NAME_COLUMNS {
             options.types.insert((*name).to_owned(), ColumnType::Text);
@@ -132,9 +129,7 @@ impl Leaderboard {
             .into_iter()
             .enumerate()
             .map(|(i, score)| LeaderboardEntry {
-                name: names
-                    .and_then(|c| c.get_str(i))
-                    .map_or_else(|| format!("row-{}", i + 1), |s| s.into_owned()),
+                name: names.and_then(|c| c.get_str(i)).map_or_else(|| format!("row-{}", i + 1), |s| s.into_owned()),
                 score,
             })
             .collect();
@@ -171,10 +166,7 @@ fn default_sum_tolerance() -> Option<f64> {
 
 impl Default for SubmissionRules {
     fn default() -> Self {
-        SubmissionRules {
-            allow_extra_columns: false,
-            probability_sum_tolerance: default_sum_tolerance(),
-        }
+        SubmissionRules { allow_extra_columns: false, probability_sum_tolerance: default_sum_tolerance() }
     }
 }
 
@@ -282,7 +274,10 @@ mod tests {
         assert_eq!(lb.entries[0].name, "11");
         let own = crate::csv::to_csv_bytes(&lb.to_table());
         assert_eq!(Leaderboard::from_csv_bytes(&own, "own.csv").unwrap(), lb);
-        assert!(matches!(Leaderboard::from_csv_bytes(b"name,points\na,1\n", "x"), Err(Error::InvalidLeaderboard { .. })));
+        assert!(matches!(
+            Leaderboard::from_csv_bytes(b"name,points\na,1\n", "x"),
+            Err(Error::InvalidLeaderboard { .. })
+        ));
         assert!(matches!(Leaderboard::from_csv_bytes(b"name,score\n", "x"), Err(Error::InvalidLeaderboard { .. })));
         assert!(matches!(Leaderboard::from_csv_bytes(b"name,score\na,\n", "x"), Err(Error::InvalidLeaderboard { .. })));
     }

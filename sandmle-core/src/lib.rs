@@ -53,8 +53,8 @@ pub use error::{Error, Result};
 pub use fsutil::{sha256_hex, write_atomic};
 pub use grading::{GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds};
 pub use ports::{
-    BaselinePanel, ExecStatus, Execution, Executor, GateResult, Grader, GradingTask, Metric, Program, PublicView, Shrinker,
-    Solution, Synthesizer, Timings, Verifier,
+    BaselinePanel, ExecStatus, Execution, Executor, GateResult, Grader, GradingTask, Metric, Program, PublicView,
+    Shrinker, Solution, Synthesizer, Timings, Verifier,
 };
 pub use provenance::Provenance;
 pub use rng::{SeedRng, derive_seed, rng_for};

@@ -34,7 +34,12 @@ pub struct Provenance {
 
 impl Provenance {
     /// A provenance with no DNA, rule or details.
-    pub fn new(seed_task: impl Into<String>, generator: impl Into<String>, generator_version: impl Into<String>, seed: u64) -> Self {
+    pub fn new(
+        seed_task: impl Into<String>,
+        generator: impl Into<String>,
+        generator_version: impl Into<String>,
+        seed: u64,
+    ) -> Self {
         Provenance {
             schema_version: SCHEMA_VERSION,
             seed_task: seed_task.into(),

@@ -93,10 +93,7 @@ pub struct MetricSpec {
 impl MetricSpec {
     /// A metric without parameters.
     pub fn named(name: impl Into<String>) -> Self {
-        MetricSpec {
-            name: name.into(),
-            params: BTreeMap::new(),
-        }
+        MetricSpec { name: name.into(), params: BTreeMap::new() }
     }
 }
 

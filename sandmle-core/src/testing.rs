@@ -82,16 +82,9 @@ pub fn tiny_dna() -> TaskDna {
                     distinct: 5,
                 },
             },
-            FeatureDna::Categorical {
-                missing_rate: 1.0 / 6.0,
-                cardinality: 2,
-                shares: vec![0.6, 0.4],
-            },
+            FeatureDna::Categorical { missing_rate: 1.0 / 6.0, cardinality: 2, shares: vec![0.6, 0.4] },
         ],
-        targets: vec![TargetDna::Classes {
-            shares: vec![0.5, 0.5],
-            numeric_labels: true,
-        }],
+        targets: vec![TargetDna::Classes { shares: vec![0.5, 0.5], numeric_labels: true }],
         n_prediction_columns: 1,
         correlations: vec![],
         signal: None,

@@ -47,7 +47,11 @@ fn reads_gzip_files_transparently() {
 #[test]
 fn bad_input_is_a_typed_error_not_a_panic() {
     for bytes in [&b"a,b\n1,2,3\n"[..], b"a,b\n\"unterminated,1\n", b"a\n\xff\xfe\n", b"\x1f\x8b\x08garbage"] {
-        let r = read_csv_bytes(bytes, "bad.csv", &ReadOptions { types: [("a".to_owned(), ColumnType::Text)].into(), ..Default::default() });
+        let r = read_csv_bytes(
+            bytes,
+            "bad.csv",
+            &ReadOptions { types: [("a".to_owned(), ColumnType::Text)].into(), ..Default::default() },
+        );
         match r {
             Err(Error::Csv { .. }) => {}
             Ok(t) => assert!(t.n_rows() <= 1, "{t:?}"),

@@ -121,7 +121,11 @@ pub fn average_precision(truth: &Labels, scores: &[f64]) -> Result<f64> {
     while i < order.len() {
         let s = scores[order[i] as usize];
         while i < order.len() && scores[order[i] as usize] == s {
-            if positive[order[i] as usize] { tp += 1.0 } else { fp += 1.0 }
+            if positive[order[i] as usize] {
+                tp += 1.0
+            } else {
+                fp += 1.0
+            }
             i += 1;
         }
         let recall = tp / total_pos;

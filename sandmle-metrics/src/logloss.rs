@@ -27,12 +27,8 @@ pub fn log_loss(truth: &Labels, prob: &[f64]) -> Result<f64> {
         1 => return Err(Error::SingleClass { metric: "log_loss" }),
         classes => return Err(Error::NotBinary { metric: "log_loss", classes }),
     }
-    let total: f64 = e
-        .truth
-        .iter()
-        .zip(prob)
-        .map(|(&t, &p)| if t == 1 { -clip(p).ln() } else { -clip(1.0 - p).ln() })
-        .sum();
+    let total: f64 =
+        e.truth.iter().zip(prob).map(|(&t, &p)| if t == 1 { -clip(p).ln() } else { -clip(1.0 - p).ln() }).sum();
     Ok(total / prob.len() as f64)
 }
 

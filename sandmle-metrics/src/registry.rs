@@ -125,10 +125,10 @@ impl StandardMetric {
                 param: "k".into(),
                 reason: "map_at_k needs a positive integer k".into(),
             })?;
-            usize::try_from(k).ok().filter(|&k| k > 0).ok_or_else(|| Error::BadParameter {
-                param: "k".into(),
-                reason: "must be at least 1".into(),
-            })?
+            usize::try_from(k)
+                .ok()
+                .filter(|&k| k > 0)
+                .ok_or_else(|| Error::BadParameter { param: "k".into(), reason: "must be at least 1".into() })?
         } else {
             0
         };
@@ -160,7 +160,11 @@ impl StandardMetric {
             return Err(Error::ColumnCountMismatch { truth: t.len(), prediction: p.len() });
         }
         let single = || {
-            if t.len() == 1 { Ok((t[0], p[0])) } else { Err(Error::ColumnCountMismatch { truth: t.len(), prediction: 1 }) }
+            if t.len() == 1 {
+                Ok((t[0], p[0]))
+            } else {
+                Err(Error::ColumnCountMismatch { truth: t.len(), prediction: 1 })
+            }
         };
         match self.info.input {
             Input::Labels => {

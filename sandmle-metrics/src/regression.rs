@@ -61,11 +61,7 @@ pub fn r2(truth: &[f64], pred: &[f64]) -> Result<f64> {
     let mean = mean_of(truth.len(), truth.iter().copied());
     let ss_res: f64 = truth.iter().zip(pred).map(|(t, p)| (t - p) * (t - p)).sum();
     let ss_tot: f64 = truth.iter().map(|t| (t - mean) * (t - mean)).sum();
-    Ok(if ss_tot == 0.0 {
-        if ss_res == 0.0 { 1.0 } else { 0.0 }
-    } else {
-        1.0 - ss_res / ss_tot
-    })
+    Ok(if ss_tot == 0.0 { if ss_res == 0.0 { 1.0 } else { 0.0 } } else { 1.0 - ss_res / ss_tot })
 }
 
 /// Root mean squared logarithmic error; any negative value is an error, as

@@ -14,14 +14,8 @@ fn env() -> Environment {
             .map(|(i, &score)| LeaderboardEntry { name: format!("t{i}"), score })
             .collect(),
     });
-    env.grading.thresholds = Some(Thresholds {
-        num_teams: 5,
-        is_lower_better: false,
-        gold: 1.0,
-        silver: 0.9,
-        bronze: 0.75,
-        median: 0.75,
-    });
+    env.grading.thresholds =
+        Some(Thresholds { num_teams: 5, is_lower_better: false, gold: 1.0, silver: 0.9, bronze: 0.75, median: 0.75 });
     env
 }
 
@@ -64,15 +58,30 @@ fn medals_are_inclusive_and_exclusive_and_median_is_strict() {
 #[test]
 fn every_validation_failure_is_typed() {
     let env = env();
-    assert!(matches!(score_err(&env, "id,prob\nr6,0.1\nr7,0.8\nr8,0.9\nr9,0.2\n"), Error::MissingColumns { columns } if columns == ["label"]));
-    assert!(matches!(score_err(&env, "id,label,x\nr6,0.1,1\nr7,0.8,1\nr8,0.9,1\nr9,0.2,1\n"), Error::ExtraColumns { .. }));
+    assert!(
+        matches!(score_err(&env, "id,prob\nr6,0.1\nr7,0.8\nr8,0.9\nr9,0.2\n"), Error::MissingColumns { columns } if columns == ["label"])
+    );
+    assert!(matches!(
+        score_err(&env, "id,label,x\nr6,0.1,1\nr7,0.8,1\nr8,0.9,1\nr9,0.2,1\n"),
+        Error::ExtraColumns { .. }
+    ));
     assert!(matches!(score_err(&env, "id,label\nr6,0.1\nr7,0.8\nr8,0.9\n"), Error::RowCount { expected: 4, found: 3 }));
-    assert!(matches!(score_err(&env, "id,label\nr6,0.1\nr6,0.8\nr8,0.9\nr9,0.2\n"), Error::DuplicateId { id } if id == "r6"));
-    assert!(matches!(score_err(&env, "id,label\nr6,0.1\nzz,0.8\nr8,0.9\nr9,0.2\n"), Error::UnknownId { unexpected } if unexpected == "zz"));
+    assert!(
+        matches!(score_err(&env, "id,label\nr6,0.1\nr6,0.8\nr8,0.9\nr9,0.2\n"), Error::DuplicateId { id } if id == "r6")
+    );
+    assert!(
+        matches!(score_err(&env, "id,label\nr6,0.1\nzz,0.8\nr8,0.9\nr9,0.2\n"), Error::UnknownId { unexpected } if unexpected == "zz")
+    );
     assert!(matches!(score_err(&env, "id,label\nr6,0.1\n,0.8\nr8,0.9\nr9,0.2\n"), Error::MissingId { row: 2 }));
     assert!(matches!(score_err(&env, "id,label\nr6,0.1\nr7,high\nr8,0.9\nr9,0.2\n"), Error::NotNumeric { row: 2, .. }));
-    assert!(matches!(score_err(&env, "id,label\nr6,0.1\nr7,NaN\nr8,0.9\nr9,0.2\n"), Error::MissingValue { row: 2, .. }));
-    assert!(matches!(score_err(&env, "id,label\nr6,0.1\nr7,1.5\nr8,0.9\nr9,0.2\n"), Error::ProbabilityOutOfRange { row: 2, .. }));
+    assert!(matches!(
+        score_err(&env, "id,label\nr6,0.1\nr7,NaN\nr8,0.9\nr9,0.2\n"),
+        Error::MissingValue { row: 2, .. }
+    ));
+    assert!(matches!(
+        score_err(&env, "id,label\nr6,0.1\nr7,1.5\nr8,0.9\nr9,0.2\n"),
+        Error::ProbabilityOutOfRange { row: 2, .. }
+    ));
     let r = StandardGrader.grade_file(&env.grading_task(), std::path::Path::new("/nonexistent/sub.csv"));
     assert!(!r.valid_submission && r.score.is_none());
     assert!(r.error.unwrap().contains("not found"));

@@ -2,9 +2,9 @@
 //! error or a score.
 
 use proptest::prelude::*;
+use sandmle_core::Grader;
 use sandmle_core::csv::to_csv_bytes;
 use sandmle_core::testing::tiny_environment;
-use sandmle_core::Grader;
 use sandmle_metrics::StandardGrader;
 
 fn grade_bytes(bytes: &[u8]) -> sandmle_core::GradeReport {

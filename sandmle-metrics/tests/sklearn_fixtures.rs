@@ -67,10 +67,19 @@ fn every_metric_agrees_with_the_reference() {
             _ => false,
         };
         if !ok {
-            failures.push(format!("{}: got {got:?}, expected {:?} (raises {}, nan {})", case.name, case.expected, case.raises, case.nan));
+            failures.push(format!(
+                "{}: got {got:?}, expected {:?} (raises {}, nan {})",
+                case.name, case.expected, case.raises, case.nan
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases disagree:\n{}", failures.len(), fixtures.cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases disagree:\n{}",
+        failures.len(),
+        fixtures.cases.len(),
+        failures.join("\n")
+    );
     let all: std::collections::BTreeSet<String> = sandmle_metrics::METRICS.iter().map(|m| m.name.to_owned()).collect();
     assert_eq!(seen, all, "every catalogue metric has fixtures");
 }

@@ -53,6 +53,7 @@ impl MlebenchImport {
 
 /// Imports a prepared MLE-bench competition as an [`Environment`].
 ///
+/// Each CSV may also be stored gzip-compressed as `<name>.gz`.
 /// The answers keep only the id and prediction columns; `test.csv` loses any
 /// target columns it holds. Thresholds are left unset: derive them from the
 /// leaderboard with a [`crate::Grader`].
@@ -66,18 +67,20 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     let private = prepared.join("private");
     let task = &import.task;
     let opts = ReadOptions::with_id(task.id_column.clone());
+    // A file may also be stored gzip-compressed as `<name>.gz`.
     let read = |path: PathBuf| {
+        let gz = PathBuf::from(format!("{}.gz", path.display()));
         if path.exists() {
             read_csv(&path, &opts)
+        } else if gz.exists() {
+            read_csv(&gz, &opts)
         } else {
             Err(Error::MissingFile { path })
         }
     };
     let description_path = public.join("description.md");
     let description = std::fs::read_to_string(&description_path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::MissingFile {
-            path: description_path.clone(),
-        },
+        std::io::ErrorKind::NotFound => Error::MissingFile { path: description_path.clone() },
         _ => Error::io(&description_path, e),
     })?;
     let train = read(public.join(&import.train_file))?;
@@ -88,9 +91,7 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     let answers = read(private.join(&import.answers_file))?.select(&keep)?;
     let leaderboard = import.leaderboard.as_ref().map(Leaderboard::read).transpose()?;
     let mut provenance = Provenance::new(&task.id, "mlebench-import", IMPORT_VERSION, 0);
-    provenance
-        .details
-        .insert("answers_file".into(), serde_json::Value::String(import.answers_file.clone()));
+    provenance.details.insert("answers_file".into(), serde_json::Value::String(import.answers_file.clone()));
     let env = Environment {
         description,
         train,

@@ -24,11 +24,7 @@ impl Environment {
         let grading_path = dir.join(PRIVATE_DIR).join("grading.json");
         let grading_bytes = read_file(&grading_path)?;
         if let Err((expected, found)) = check_self_hash(&grading_bytes) {
-            return Err(Error::HashMismatch {
-                path: grading_path,
-                expected,
-                found,
-            });
+            return Err(Error::HashMismatch { path: grading_path, expected, found });
         }
         let value: serde_json::Value = parse_json(&grading_bytes, &grading_path)?;
         let version = value.get("schema_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
@@ -39,18 +35,13 @@ impl Environment {
                 supported: SCHEMA_VERSION,
             });
         }
-        let grading: GradingSpec = serde_json::from_value(value).map_err(|source| Error::Json {
-            path: grading_path.clone(),
-            source,
-        })?;
+        let grading: GradingSpec =
+            serde_json::from_value(value).map_err(|source| Error::Json { path: grading_path.clone(), source })?;
         let files = Files::check(dir, &grading.files)?;
         let task = &grading.task;
         let opts = ReadOptions::with_id(task.id_column.clone());
-        let description = String::from_utf8(files.get(&format!("{PUBLIC_DIR}/description.md"))?.1.clone()).map_err(|_| {
-            Error::InvalidEnvironment {
-                reason: "description.md is not UTF-8".into(),
-            }
-        })?;
+        let description = String::from_utf8(files.get(&format!("{PUBLIC_DIR}/description.md"))?.1.clone())
+            .map_err(|_| Error::InvalidEnvironment { reason: "description.md is not UTF-8".into() })?;
         let table = |dir: &str, stem: &str| {
             let (path, bytes) = files.table(dir, stem)?;
             read_csv_bytes(bytes, path, &opts)
@@ -88,10 +79,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>> {
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T> {
-    serde_json::from_slice(bytes).map_err(|source| Error::Json {
-        path: path.to_path_buf(),
-        source,
-    })
+    serde_json::from_slice(bytes).map_err(|source| Error::Json { path: path.to_path_buf(), source })
 }
 
 /// The files listed in `grading.json`, read and checked.
@@ -105,26 +93,17 @@ impl Files {
         let mut content = BTreeMap::new();
         for (rel, expected) in hashes {
             if rel.split('/').any(|part| part == ".." || part.is_empty()) {
-                return Err(Error::InvalidEnvironment {
-                    reason: format!("grading.json lists an unsafe path `{rel}`"),
-                });
+                return Err(Error::InvalidEnvironment { reason: format!("grading.json lists an unsafe path `{rel}`") });
             }
             let path = root.join(rel);
             let bytes = read_file(&path)?;
             let found = sha256_hex(&bytes);
             if &found != expected {
-                return Err(Error::HashMismatch {
-                    path,
-                    expected: expected.clone(),
-                    found,
-                });
+                return Err(Error::HashMismatch { path, expected: expected.clone(), found });
             }
             content.insert(rel.clone(), (path, bytes));
         }
-        Ok(Files {
-            root: root.to_path_buf(),
-            content,
-        })
+        Ok(Files { root: root.to_path_buf(), content })
     }
 
     fn get(&self, rel: &str) -> Result<(&Path, &Vec<u8>)> {

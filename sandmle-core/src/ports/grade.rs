@@ -48,4 +48,3 @@ forward_impls!(Grader {
     fn thresholds(&self, leaderboard: &Leaderboard) -> Result<Thresholds>;
     fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> GradeReport;
 });
-

@@ -55,11 +55,7 @@ impl Categorical {
     /// Builds a column from levels and codes; `None` if a code is out of range.
     pub fn from_parts(levels: Vec<String>, codes: Vec<Option<u32>>) -> Option<Self> {
         let n = levels.len();
-        codes
-            .iter()
-            .flatten()
-            .all(|&c| (c as usize) < n)
-            .then_some(Categorical { levels, codes })
+        codes.iter().flatten().all(|&c| (c as usize) < n).then_some(Categorical { levels, codes })
     }
 
     /// The levels, indexed by code.
@@ -88,11 +84,7 @@ impl Categorical {
         }
         Categorical {
             levels: order.iter().map(|&i| self.levels[i].clone()).collect(),
-            codes: self
-                .codes
-                .iter()
-                .map(|c| c.map(|c| remap[c as usize]))
-                .collect(),
+            codes: self.codes.iter().map(|c| c.map(|c| remap[c as usize])).collect(),
         }
     }
 
@@ -107,10 +99,7 @@ impl Categorical {
     }
 
     fn take(&self, rows: &[usize]) -> Categorical {
-        Categorical {
-            levels: self.levels.clone(),
-            codes: rows.iter().map(|&r| self.codes[r]).collect(),
-        }
+        Categorical { levels: self.levels.clone(), codes: rows.iter().map(|&r| self.codes[r]).collect() }
     }
 }
 

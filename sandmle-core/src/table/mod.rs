@@ -49,11 +49,7 @@ impl Table {
         if self.columns.is_empty() {
             self.rows = column.len();
         } else if column.len() != self.rows {
-            return Err(Error::LengthMismatch {
-                column: name,
-                expected: self.rows,
-                found: column.len(),
-            });
+            return Err(Error::LengthMismatch { column: name, expected: self.rows, found: column.len() });
         }
         self.names.push(name);
         self.columns.push(column);
@@ -67,11 +63,9 @@ impl Table {
     pub fn set_column(&mut self, name: &str, column: Column) -> Result<()> {
         match self.index_of(name) {
             None => self.push_column(name, column),
-            Some(_) if self.columns.len() > 1 && column.len() != self.rows => Err(Error::LengthMismatch {
-                column: name.to_owned(),
-                expected: self.rows,
-                found: column.len(),
-            }),
+            Some(_) if self.columns.len() > 1 && column.len() != self.rows => {
+                Err(Error::LengthMismatch { column: name.to_owned(), expected: self.rows, found: column.len() })
+            }
             Some(i) => {
                 self.rows = column.len();
                 self.columns[i] = column;
@@ -200,10 +194,7 @@ impl Table {
     /// # Errors
     /// [`Error::ColumnNotFound`] or [`Error::NotNumeric`].
     pub fn to_array2<S: AsRef<str>>(&self, names: &[S]) -> Result<Array2<f64>> {
-        let cols = names
-            .iter()
-            .map(|n| self.numeric(n.as_ref()))
-            .collect::<Result<Vec<_>>>()?;
+        let cols = names.iter().map(|n| self.numeric(n.as_ref())).collect::<Result<Vec<_>>>()?;
         Ok(Array2::from_shape_fn((self.rows, cols.len()), |(r, c)| cols[c][r]))
     }
 }

@@ -1,0 +1,120 @@
+//! `import`: a prepared MLE-bench competition (or a staged seed) as an
+//! environment.
+
+use crate::output::Failure;
+use clap::Args;
+use sandmle_core::{
+    Direction, Grader, MetricSpec, MlebenchImport, Modality, TaskKind, TaskSpec, WriteOptions, import_mlebench,
+};
+use sandmle_metrics::{Input, StandardGrader, StandardMetric};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// The competition directory (holding `prepared/public` and `prepared/private`).
+    #[arg(long)]
+    competition: PathBuf,
+    /// The answers file's name inside `prepared/private/`.
+    #[arg(long, default_value = "answers.csv")]
+    answers: String,
+    /// A JSON task spec; without it the task is built from the flags below.
+    #[arg(long)]
+    task: Option<PathBuf>,
+    /// Metric name (without --task).
+    #[arg(long)]
+    metric: Option<String>,
+    /// `k` for `map_at_k` (without --task).
+    #[arg(long)]
+    k: Option<u64>,
+    /// The id column (without --task).
+    #[arg(long = "id-column", default_value = "id")]
+    id_column: String,
+    /// Target column(s) of train.csv, comma-separated (default: the
+    /// sample submission's columns).
+    #[arg(long, value_delimiter = ',')]
+    targets: Vec<String>,
+    /// Modality (without --task).
+    #[arg(long, default_value = "tabular")]
+    modality: String,
+    /// A leaderboard CSV; thresholds are derived from it.
+    #[arg(long)]
+    leaderboard: Option<PathBuf>,
+    /// Gzip tables whose CSV exceeds this many bytes.
+    #[arg(long = "gzip-over")]
+    gzip_over: Option<usize>,
+    /// Replace an existing output directory.
+    #[arg(long)]
+    overwrite: bool,
+    /// The output environment directory.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn parse_enum<T: serde::de::DeserializeOwned>(what: &str, value: &str) -> Result<T, Failure> {
+    serde_json::from_value(serde_json::Value::String(value.to_owned()))
+        .map_err(|_| Failure::Usage(format!("unknown {what} `{value}`")))
+}
+
+/// The task kind a metric implies (labels: decided by the caller).
+fn kind_for(input: Input, name: &str) -> TaskKind {
+    match input {
+        Input::Probability | Input::Scores => TaskKind::BinaryClassification,
+        Input::ColumnProbabilities => TaskKind::MultiLabelClassification,
+        Input::ClassProbabilities => TaskKind::MulticlassClassification,
+        Input::LabelLists => TaskKind::Ranking,
+        Input::Values | Input::ColumnValues => TaskKind::Regression,
+        Input::Labels if ["f1", "precision", "recall"].contains(&name) => TaskKind::BinaryClassification,
+        Input::Labels => TaskKind::MulticlassClassification,
+    }
+}
+
+fn task_from_flags(a: &ImportArgs) -> Result<TaskSpec, Failure> {
+    let name = a.metric.clone().ok_or_else(|| Failure::Usage("give --task FILE or --metric NAME".into()))?;
+    let mut metric = MetricSpec::named(&name);
+    if let Some(k) = a.k {
+        metric.params.insert("k".into(), serde_json::json!(k));
+    }
+    let info = StandardMetric::from_spec(&metric)?.info();
+    let sample_path = a.competition.join("prepared/public/sample_submission.csv");
+    let sample = sandmle_core::csv::read_csv(&sample_path, &sandmle_core::csv::ReadOptions::with_id(&a.id_column))?;
+    let prediction_columns: Vec<String> = sample.names().iter().filter(|n| **n != a.id_column).cloned().collect();
+    let target_columns = if a.targets.is_empty() { prediction_columns.clone() } else { a.targets.clone() };
+    let id = a.competition.file_name().map_or_else(|| "imported".into(), |n| n.to_string_lossy().into_owned());
+    Ok(TaskSpec {
+        id,
+        modality: parse_enum::<Modality>("modality", &a.modality)?,
+        kind: kind_for(info.input, info.name),
+        id_column: a.id_column.clone(),
+        target_columns,
+        prediction_columns,
+        metric,
+        direction: info.direction,
+    })
+}
+
+pub fn import(a: &ImportArgs) -> Result<ExitCode, Failure> {
+    let task: TaskSpec = match &a.task {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+            serde_json::from_str(&text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+        }
+        None => task_from_flags(a)?,
+    };
+    let expected: Direction = StandardMetric::from_spec(&task.metric)?.info().direction;
+    if expected != task.direction {
+        return Err(Failure::Usage(format!(
+            "metric `{}` is {:?}, the task says {:?}",
+            task.metric.name, expected, task.direction
+        )));
+    }
+    let mut import = MlebenchImport::new(&a.competition, &a.answers, task);
+    import.leaderboard = a.leaderboard.clone();
+    let mut env = import_mlebench(&import)?;
+    if let Some(lb) = &env.leaderboard {
+        env.grading.thresholds = Some(StandardGrader.thresholds(lb)?);
+    }
+    env.write(&a.out, &WriteOptions { overwrite: a.overwrite, gzip_over_bytes: a.gzip_over })?;
+    println!("{}", a.out.display());
+    Ok(ExitCode::SUCCESS)
+}

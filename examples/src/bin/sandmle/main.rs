@@ -1,0 +1,49 @@
+//! `sandmle`: grade, score, import, run and generate SandMLE environments.
+//!
+//! Every subcommand prints JSON on stdout with `--json` and human text
+//! otherwise; errors go to stderr with a non-zero exit code: 1 for an
+//! invalid submission, 2 for bad arguments or a broken environment.
+
+mod grading;
+mod import;
+mod output;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// SandMLE-rs command line.
+#[derive(Parser)]
+#[command(name = "sandmle", version, about = "Micro-scale ML engineering environments: grade, import, run, generate")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Grade a submission against an environment's private answers.
+    Evaluate(grading::EvaluateArgs),
+    /// Score a submission with one metric against an answers file.
+    Score(grading::ScoreArgs),
+    /// MLE-bench medal thresholds of a leaderboard CSV.
+    Thresholds(grading::ThresholdsArgs),
+    /// Import a prepared MLE-bench competition as an environment.
+    Import(import::ImportArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Evaluate(a) => grading::evaluate(&a),
+        Command::Score(a) => grading::score(&a),
+        Command::Thresholds(a) => grading::thresholds(&a),
+        Command::Import(a) => import::import(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("sandmle: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
