@@ -2,7 +2,7 @@
 //! precision.
 
 use crate::error::{Error, Result};
-use crate::labels::{Labels, encode};
+use crate::labels::{Labels, binary_classes};
 
 /// Checks lengths and finiteness of a score vector.
 pub(crate) fn check_scores(truth_len: usize, scores: &[f64]) -> Result<()> {
@@ -20,20 +20,26 @@ pub(crate) fn check_scores(truth_len: usize, scores: &[f64]) -> Result<()> {
 
 /// The positive-class mask of a binary truth: the greater of its two labels
 /// is positive, as `roc_auc_score` decides.
-fn binary_truth(truth: &Labels, metric: &'static str) -> Result<Vec<bool>> {
-    let e = encode(truth, truth)?;
-    match e.n_classes {
-        2 => Ok(e.truth.iter().map(|&t| t == 1).collect()),
-        1 => Err(Error::SingleClass { metric }),
-        classes => Err(Error::NotBinary { metric, classes }),
+pub(crate) fn binary_truth(truth: &Labels, metric: &'static str) -> Result<Vec<bool>> {
+    match binary_classes(truth, "truth")? {
+        Some((second, names)) if names.len() == 2 => Ok(second),
+        Some(_) => Err(Error::SingleClass { metric }),
+        None => Err(Error::NotBinary { metric }),
     }
+}
+
+/// A `u64` whose unsigned order is the total order of finite floats
+/// (`-0.0` and `0.0` map to neighbours; callers fold `-0.0` first).
+fn sort_key(x: f64) -> u64 {
+    let bits = (x + 0.0).to_bits();
+    if bits >> 63 == 1 { !bits } else { bits | (1 << 63) }
 }
 
 /// Row indices sorted by score, ascending (ties in index order).
 fn order_by_score(scores: &[f64]) -> Vec<u32> {
-    let mut idx: Vec<u32> = (0..scores.len() as u32).collect();
-    idx.sort_unstable_by(|&a, &b| scores[a as usize].total_cmp(&scores[b as usize]).then(a.cmp(&b)));
-    idx
+    let mut keyed: Vec<(u64, u32)> = scores.iter().zip(0u32..).map(|(&s, i)| (sort_key(s), i)).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Binary ROC AUC (`roc_auc_score`): the Mann–Whitney statistic with tied
@@ -50,28 +56,30 @@ pub fn roc_auc(truth: &Labels, scores: &[f64]) -> Result<f64> {
 }
 
 /// ROC AUC for a 0/1 mask known to hold both classes.
+///
+/// Positive and negative scores are sorted apart and merged: each positive
+/// counts the negatives below it plus half the tied ones. The count is kept
+/// doubled in integers, so the result is the exact ratio rounded once.
 pub(crate) fn auc_from_mask(positive: &[bool], scores: &[f64]) -> f64 {
-    let order = order_by_score(scores);
-    // Sum of the (mid)ranks of the positives.
-    let mut rank_sum = 0.0;
-    let mut i = 0;
-    while i < order.len() {
-        let s = scores[order[i] as usize];
-        let mut j = i;
-        let mut pos_in_group = 0.0;
-        while j < order.len() && scores[order[j] as usize] == s {
-            if positive[order[j] as usize] {
-                pos_in_group += 1.0;
-            }
-            j += 1;
-        }
-        // Ranks i+1 ..= j share the midrank (i + 1 + j) / 2.
-        rank_sum += pos_in_group * (i + 1 + j) as f64 / 2.0;
-        i = j;
+    let (mut pos, mut neg): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    for (&p, &s) in positive.iter().zip(scores) {
+        if p { pos.push(sort_key(s)) } else { neg.push(sort_key(s)) }
     }
-    let n_pos = positive.iter().filter(|&&p| p).count() as f64;
-    let n_neg = positive.len() as f64 - n_pos;
-    (rank_sum - n_pos * (n_pos + 1.0) / 2.0) / (n_pos * n_neg)
+    pos.sort_unstable();
+    neg.sort_unstable();
+    let (mut below, mut doubled) = (0usize, 0u128);
+    let mut i = 0;
+    while i < pos.len() {
+        let key = pos[i];
+        let group = pos[i..].iter().take_while(|&&k| k == key).count();
+        while below < neg.len() && neg[below] < key {
+            below += 1;
+        }
+        let ties = neg[below..].iter().take_while(|&&k| k == key).count();
+        doubled += group as u128 * (2 * below + ties) as u128;
+        i += group;
+    }
+    doubled as f64 / (2.0 * pos.len() as f64 * neg.len() as f64)
 }
 
 /// Mean of per-column binary ROC AUC over several target columns.
@@ -101,15 +109,15 @@ pub fn mean_column_roc_auc(truth: &[Labels], scores: &[Vec<f64>]) -> Result<f64>
 /// More than two truth classes, two classes without 1, non-finite scores.
 pub fn average_precision(truth: &Labels, scores: &[f64]) -> Result<f64> {
     check_scores(truth.len(), scores)?;
-    let e = encode(truth, truth)?;
-    if e.n_classes > 2 {
-        return Err(Error::NotBinary { metric: "average_precision", classes: e.n_classes });
-    }
-    let pos_index = e.names.iter().position(|n| n == "1");
-    if pos_index.is_none() && e.n_classes == 2 {
-        return Err(Error::NoPositiveLabel { metric: "average_precision" });
-    }
-    let positive: Vec<bool> = e.truth.iter().map(|&t| Some(t) == pos_index).collect();
+    let Some((second, names)) = binary_classes(truth, "truth")? else {
+        return Err(Error::NotBinary { metric: "average_precision" });
+    };
+    let positive: Vec<bool> = match names.iter().position(|n| n == "1") {
+        Some(1) => second,
+        Some(_) => second.iter().map(|s| !s).collect(),
+        None if names.len() == 2 => return Err(Error::NoPositiveLabel { metric: "average_precision" }),
+        None => vec![false; second.len()],
+    };
     let total_pos = positive.iter().filter(|&&p| p).count() as f64;
     if total_pos == 0.0 {
         return Ok(0.0);

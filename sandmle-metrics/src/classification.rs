@@ -68,7 +68,7 @@ fn ratio(num: f64, den: f64) -> f64 {
 /// the only label present is not 1 (then every count for 1 is zero).
 fn positive_index(e: &Encoded, metric: &'static str) -> Result<Option<usize>> {
     if e.n_classes > 2 {
-        return Err(Error::NotBinary { metric, classes: e.n_classes });
+        return Err(Error::NotBinary { metric });
     }
     match e.names.iter().position(|n| n == "1") {
         Some(i) => Ok(Some(i)),

@@ -70,12 +70,10 @@ pub enum Error {
         prediction: &'static str,
     },
     /// A binary metric was given more than two classes.
-    #[error("{metric} is binary but the labels hold {classes} classes")]
+    #[error("{metric} is binary but the labels hold more than two classes")]
     NotBinary {
         /// The metric.
         metric: &'static str,
-        /// Number of distinct labels.
-        classes: usize,
     },
     /// The positive label 1 is absent from two-class labels.
     #[error("{metric}: the positive label 1 is not one of the two labels present")]

@@ -109,6 +109,49 @@ pub(crate) fn label_text(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format_f64(x) }
 }
 
+/// The classes of a label column when there are at most two: each row's
+/// index into the sorted distinct labels, and those labels as text. `None`
+/// (after the usual checks) when there are more than two classes. Cheaper
+/// than [`encode`] for the binary metrics: no sort of the whole column.
+pub(crate) fn binary_classes(labels: &Labels, side: &'static str) -> Result<Option<(Vec<bool>, Vec<String>)>> {
+    if labels.is_empty() {
+        return Err(Error::Empty);
+    }
+    labels.check_classes(side)?;
+    let (is_second, names) = match labels {
+        Labels::Num(v) => {
+            let mut distinct: Vec<f64> = Vec::with_capacity(3);
+            for &x in v {
+                let x = x + 0.0;
+                if !distinct.contains(&x) {
+                    distinct.push(x);
+                    if distinct.len() > 2 {
+                        return Ok(None);
+                    }
+                }
+            }
+            distinct.sort_by(f64::total_cmp);
+            let second = distinct.get(1).copied();
+            (v.iter().map(|&x| Some(x + 0.0) == second).collect(), distinct.iter().map(|&x| label_text(x)).collect())
+        }
+        Labels::Str(v) => {
+            let mut distinct: Vec<&str> = Vec::with_capacity(3);
+            for x in v {
+                if !distinct.contains(&x.as_str()) {
+                    distinct.push(x);
+                    if distinct.len() > 2 {
+                        return Ok(None);
+                    }
+                }
+            }
+            distinct.sort_unstable();
+            let second = distinct.get(1).copied();
+            (v.iter().map(|x| Some(x.as_str()) == second).collect(), distinct.iter().map(|s| (*s).to_owned()).collect())
+        }
+    };
+    Ok(Some((is_second, names)))
+}
+
 /// Truth and prediction as indices into their sorted union of labels.
 #[derive(Debug, Clone)]
 pub(crate) struct Encoded {

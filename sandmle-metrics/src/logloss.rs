@@ -1,9 +1,9 @@
 //! Log loss, binary and multi-class, as scikit-learn 1.5 computes it:
 //! probabilities clipped to `[eps, 1 - eps]`, no renormalisation.
 
-use crate::auc::check_scores;
+use crate::auc::{binary_truth, check_scores};
 use crate::error::{Error, Result};
-use crate::labels::{Labels, encode};
+use crate::labels::Labels;
 
 /// The clipping bound: `np.finfo(float64).eps`.
 pub const EPS: f64 = f64::EPSILON;
@@ -21,14 +21,9 @@ fn clip(p: f64) -> f64 {
 /// non-finite probabilities, length mismatch.
 pub fn log_loss(truth: &Labels, prob: &[f64]) -> Result<f64> {
     check_scores(truth.len(), prob)?;
-    let e = encode(truth, truth)?;
-    match e.n_classes {
-        2 => {}
-        1 => return Err(Error::SingleClass { metric: "log_loss" }),
-        classes => return Err(Error::NotBinary { metric: "log_loss", classes }),
-    }
+    let positive = binary_truth(truth, "log_loss")?;
     let total: f64 =
-        e.truth.iter().zip(prob).map(|(&t, &p)| if t == 1 { -clip(p).ln() } else { -clip(1.0 - p).ln() }).sum();
+        positive.iter().zip(prob).map(|(&t, &p)| if t { -clip(p).ln() } else { -clip(1.0 - p).ln() }).sum();
     Ok(total / prob.len() as f64)
 }
 

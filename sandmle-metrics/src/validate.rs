@@ -6,9 +6,9 @@
 use crate::error::{Error, Result};
 use crate::labels::label_text;
 use crate::registry::Input;
+use rustc_hash::FxHashMap;
 use sandmle_core::{Column, GradingSpec, Table};
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// Truth and prediction holding the prediction columns, rows aligned by id
 /// in the answers' order.
@@ -77,7 +77,22 @@ fn align_ids(answers: &Column, submission: &Column) -> Result<Vec<usize>> {
     if want == have {
         return Ok((0..want.len()).collect());
     }
-    let index: HashMap<&str, usize> = want.iter().enumerate().filter_map(|(i, w)| Some((w.as_deref()?, i))).collect();
+    align_by_strings(&want, &have)
+}
+
+/// Alignment through a map from the answers' ids to their rows.
+///
+/// Fx hashing, not SipHash: the keys are the answers' ids, which a
+/// submission cannot choose, so hostile ids cannot lengthen probe chains;
+/// and this is the hot path of grading a large submission.
+fn align_by_strings(want: &[Option<Cow<'_, str>>], have: &[Option<Cow<'_, str>>]) -> Result<Vec<usize>> {
+    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+    index.reserve(want.len());
+    for (i, w) in want.iter().enumerate() {
+        if let Some(w) = w.as_deref() {
+            index.insert(w, i);
+        }
+    }
     let mut order = vec![usize::MAX; want.len()];
     for (row, h) in have.iter().enumerate() {
         let h = h.as_deref().unwrap_or_default();
