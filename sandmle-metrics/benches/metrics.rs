@@ -3,6 +3,9 @@
 //! `cargo bench -p sandmle-metrics`. The side-by-side comparison with
 //! scikit-learn is `benches/compare_sklearn.py`.
 
+// criterion_group! generates undocumented public functions.
+#![allow(missing_docs)]
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use sandmle_core::csv::{ReadOptions, read_csv, write_csv};
 use sandmle_core::{
