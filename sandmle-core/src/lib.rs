@@ -48,7 +48,9 @@ mod task;
 pub mod testing;
 
 pub use dna::{FeatureDna, NumericShape, Signal, TargetDna, TaskDna};
-pub use environment::{Environment, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench};
+pub use environment::{
+    Environment, GradingBundle, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,
+};
 pub use error::{Error, Result};
 pub use fsutil::{sha256_hex, write_atomic};
 pub use grading::{GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds};

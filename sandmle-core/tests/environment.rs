@@ -136,3 +136,24 @@ fn unsupported_schema_version_is_a_typed_error() {
     std::fs::write(&path, fixed).unwrap();
     assert!(matches!(Environment::read(&dir), Err(Error::SchemaVersion { found: 99, .. })));
 }
+
+#[test]
+fn grading_bundle_reads_and_checks_only_private_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env_with_leaderboard();
+    let dir = env.write_into(tmp.path(), &WriteOptions::default()).unwrap();
+    let bundle = sandmle_core::GradingBundle::read(&dir).unwrap();
+    assert_eq!(bundle.answers, env.answers);
+    assert_eq!(bundle.leaderboard, env.leaderboard);
+    // A changed public file does not concern grading...
+    std::fs::write(dir.join("prepared/public/train.csv"), "changed").unwrap();
+    sandmle_core::GradingBundle::read(&dir).unwrap();
+    // ...a changed answers file does.
+    let answers = dir.join("prepared/private/answers.csv");
+    let mut bytes = std::fs::read(&answers).unwrap();
+    bytes[5] ^= 1;
+    std::fs::write(&answers, bytes).unwrap();
+    assert!(
+        matches!(sandmle_core::GradingBundle::read(&dir), Err(Error::HashMismatch { path, .. }) if path == answers)
+    );
+}

@@ -26,6 +26,7 @@ mod read;
 mod write;
 
 pub use mlebench::{MlebenchImport, import_mlebench};
+pub use read::GradingBundle;
 pub use write::WriteOptions;
 
 use crate::error::{Error, Result};

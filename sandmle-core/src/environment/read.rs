@@ -7,9 +7,81 @@ use crate::error::{Error, Result};
 use crate::fsutil::sha256_hex;
 use crate::grading::{GradingSpec, Leaderboard};
 use crate::provenance::Provenance;
+use crate::table::Table;
 use crate::task::SCHEMA_VERSION;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// What grading needs from an environment directory, without its public
+/// tables: the spec, the answers and the leaderboard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GradingBundle {
+    /// `grading.json`.
+    pub spec: GradingSpec,
+    /// `answers.csv`.
+    pub answers: Table,
+    /// `leaderboard.csv`, if any.
+    pub leaderboard: Option<Leaderboard>,
+}
+
+impl GradingBundle {
+    /// Reads only `prepared/private/` of the environment at `dir`: the
+    /// grading spec (its own hash and schema version checked), the answers
+    /// and the leaderboard, each checked against its recorded sha256. Much
+    /// cheaper than [`Environment::read`] when the public tables are large.
+    ///
+    /// # Errors
+    /// As [`Environment::read`].
+    pub fn read(dir: impl AsRef<Path>) -> Result<GradingBundle> {
+        let dir = dir.as_ref();
+        let spec = read_grading(dir)?;
+        let private: BTreeMap<String, String> = spec
+            .files
+            .iter()
+            .filter(|(p, _)| p.starts_with(PRIVATE_DIR))
+            .map(|(p, h)| (p.clone(), h.clone()))
+            .collect();
+        let files = Files::check(dir, &private)?;
+        let (path, bytes) = files.table(PRIVATE_DIR, "answers")?;
+        let answers = read_csv_bytes(bytes, path, &ReadOptions::with_id(spec.task.id_column.clone()))?;
+        let leaderboard = read_leaderboard(&files, &spec)?;
+        Ok(GradingBundle { spec, answers, leaderboard })
+    }
+
+    /// The view a [`crate::Grader`] takes.
+    pub fn grading_task(&self) -> crate::GradingTask<'_> {
+        crate::GradingTask { spec: &self.spec, answers: &self.answers, leaderboard: self.leaderboard.as_ref() }
+    }
+}
+
+/// Reads `grading.json`, checking its own hash and schema version.
+fn read_grading(dir: &Path) -> Result<GradingSpec> {
+    let grading_path = dir.join(PRIVATE_DIR).join("grading.json");
+    let grading_bytes = read_file(&grading_path)?;
+    if let Err((expected, found)) = check_self_hash(&grading_bytes) {
+        return Err(Error::HashMismatch { path: grading_path, expected, found });
+    }
+    let value: serde_json::Value = parse_json(&grading_bytes, &grading_path)?;
+    let version = value.get("schema_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    if version != u64::from(SCHEMA_VERSION) {
+        return Err(Error::SchemaVersion {
+            path: grading_path,
+            found: u32::try_from(version).unwrap_or(u32::MAX),
+            supported: SCHEMA_VERSION,
+        });
+    }
+    serde_json::from_value(value).map_err(|source| Error::Json { path: grading_path.clone(), source })
+}
+
+fn read_leaderboard(files: &Files, spec: &GradingSpec) -> Result<Option<Leaderboard>> {
+    match &spec.leaderboard {
+        Some(name) => {
+            let (path, bytes) = files.get(&format!("{PRIVATE_DIR}/{name}"))?;
+            Ok(Some(Leaderboard::from_csv_bytes(bytes, path)?))
+        }
+        None => Ok(None),
+    }
+}
 
 impl Environment {
     /// Reads the environment at `dir`, checking `grading.json`'s schema
@@ -21,22 +93,7 @@ impl Environment {
     /// [`Error::InvalidEnvironment`].
     pub fn read(dir: impl AsRef<Path>) -> Result<Environment> {
         let dir = dir.as_ref();
-        let grading_path = dir.join(PRIVATE_DIR).join("grading.json");
-        let grading_bytes = read_file(&grading_path)?;
-        if let Err((expected, found)) = check_self_hash(&grading_bytes) {
-            return Err(Error::HashMismatch { path: grading_path, expected, found });
-        }
-        let value: serde_json::Value = parse_json(&grading_bytes, &grading_path)?;
-        let version = value.get("schema_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
-        if version != u64::from(SCHEMA_VERSION) {
-            return Err(Error::SchemaVersion {
-                path: grading_path,
-                found: u32::try_from(version).unwrap_or(u32::MAX),
-                supported: SCHEMA_VERSION,
-            });
-        }
-        let grading: GradingSpec =
-            serde_json::from_value(value).map_err(|source| Error::Json { path: grading_path.clone(), source })?;
+        let grading = read_grading(dir)?;
         let files = Files::check(dir, &grading.files)?;
         let task = &grading.task;
         let opts = ReadOptions::with_id(task.id_column.clone());
@@ -49,13 +106,7 @@ impl Environment {
         let provenance_path = format!("{PRIVATE_DIR}/provenance.json");
         let (ppath, pbytes) = files.get(&provenance_path)?;
         let provenance: Provenance = parse_json(pbytes, ppath)?;
-        let leaderboard = match &grading.leaderboard {
-            Some(name) => {
-                let (path, bytes) = files.get(&format!("{PRIVATE_DIR}/{name}"))?;
-                Some(Leaderboard::from_csv_bytes(bytes, path)?)
-            }
-            None => None,
-        };
+        let leaderboard = read_leaderboard(&files, &grading)?;
         let env = Environment {
             description,
             train: table(PUBLIC_DIR, "train")?,

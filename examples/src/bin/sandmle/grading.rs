@@ -4,7 +4,7 @@ use crate::output::{Failure, fmt_opt, print_json};
 use clap::Args;
 use sandmle_core::csv::{ReadOptions, read_csv};
 use sandmle_core::{
-    ColumnType, Environment, GradeReport, Grader, GradingSpec, GradingTask, Leaderboard, MetricSpec, SCHEMA_VERSION,
+    ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, MetricSpec, SCHEMA_VERSION,
     SubmissionRules, TaskKind, TaskSpec,
 };
 use sandmle_metrics::{Input, StandardGrader, StandardMetric};
@@ -48,8 +48,8 @@ pub fn report_json(r: &GradeReport) -> serde_json::Value {
 }
 
 pub fn evaluate(a: &EvaluateArgs) -> Result<ExitCode, Failure> {
-    let env = Environment::read(&a.env)?;
-    let report = StandardGrader.grade_file(&env.grading_task(), &a.submission_path);
+    let bundle = GradingBundle::read(&a.env)?;
+    let report = StandardGrader.grade_file(&bundle.grading_task(), &a.submission_path);
     if a.json {
         print_json(&report_json(&report));
     } else {
