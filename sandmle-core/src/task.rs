@@ -120,3 +120,50 @@ pub struct TaskSpec {
     /// Whether lower or higher scores are better.
     pub direction: Direction,
 }
+
+/// What a submission's prediction columns hold, which decides what a
+/// solution must predict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubmissionForm {
+    /// One class label per target column.
+    Label,
+    /// The probability of the positive (greater) class, one target column.
+    Probability,
+    /// One probability column per class (named by the class label).
+    ClassProbabilities,
+    /// One binary target per column; the probability of 1 in each.
+    ColumnProbabilities,
+    /// One number per target column.
+    Value,
+    /// Space-separated labels, best first (for MAP@k).
+    LabelList,
+}
+
+impl TaskSpec {
+    /// The form of a submission for this task, from the metric (and, for a
+    /// metric this crate does not know, from the task kind).
+    pub fn submission_form(&self) -> SubmissionForm {
+        match self.metric.name.as_str() {
+            "roc_auc" | "log_loss" | "average_precision" => SubmissionForm::Probability,
+            "mean_column_roc_auc" => SubmissionForm::ColumnProbabilities,
+            "multiclass_log_loss" => SubmissionForm::ClassProbabilities,
+            "map_at_k" => SubmissionForm::LabelList,
+            "accuracy"
+            | "balanced_accuracy"
+            | "f1"
+            | "f1_macro"
+            | "f1_micro"
+            | "f1_weighted"
+            | "precision"
+            | "recall"
+            | "mcc"
+            | "quadratic_weighted_kappa" => SubmissionForm::Label,
+            "rmse" | "mse" | "mae" | "r2" | "rmsle" | "mean_column_rmsle" | "mape" | "pearson" | "spearman" => {
+                SubmissionForm::Value
+            }
+            _ if self.kind.is_classification() => SubmissionForm::Label,
+            _ => SubmissionForm::Value,
+        }
+    }
+}

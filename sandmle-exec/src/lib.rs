@@ -1,10 +1,58 @@
 //! # sandmle-exec
 //!
-//! What runs a solution on an environment and produces a submission: a
-//! declarative pipeline executor on smartcore (the fast, in-process path),
-//! the versioned baseline panel that gives reference leaderboards, and a
-//! sandboxed process executor for an agent's own program. It implements
-//! core's `Executor` and `BaselinePanel` ports.
+//! What runs a solution on an environment and produces a submission:
 //!
-//! This crate is being built; it holds no functionality yet.
+//! - [`PipelineExecutor`]: runs a declarative [`PipelineSpec`] (JSON:
+//!   preprocessing steps and a smartcore model) in-process — milliseconds on
+//!   micro data, deterministic for a spec seed;
+//! - `Panel`: the versioned baseline panel, weak to strong, whose
+//!   graded scores form an environment's reference leaderboard;
+//! - `ProcessExecutor`: runs an agent's own program in a fresh
+//!   workspace holding only public files, under bubblewrap where available,
+//!   with a wall-clock limit on the whole process group and memory and
+//!   output limits.
+//!
+//! Both executors implement core's [`sandmle_core::Executor`] and the panel
+//! implements [`sandmle_core::BaselinePanel`]; grading reaches this crate
+//! only through core's [`sandmle_core::Grader`] trait.
+//!
+//! Design decision: smartcore is the model backend, wrapped at one boundary.
+//! Its known panics (NaN features in trees, more features than rows in
+//! SVMs, k larger than the training set, ...) are prevented by checks
+//! before each call, and any other panic is contained and reported as a
+//! typed error. Where a model gives no probabilities, they are derived and
+//! documented: logistic probabilities from the fitted coefficients, forest
+//! probabilities as tree vote shares, naive-Bayes probabilities from the
+//! fitted class statistics, SVM scores as the logistic function (or
+//! softmax) of margins.
+//!
+//! ```
+//! use sandmle_core::testing::tiny_environment;
+//! use sandmle_exec::{PipelineExecutor, PipelineSpec};
+//!
+//! let env = tiny_environment();
+//! let spec: PipelineSpec = serde_json::from_str(r#"{
+//!     "steps": [{"op": "impute", "strategy": "median"},
+//!               {"op": "encode", "method": "one_hot"}],
+//!     "model": {"type": "logistic_regression", "c": 1.0}
+//! }"#).unwrap();
+//! let run = PipelineExecutor.run(&spec, &env.public_view()).unwrap();
+//! assert_eq!(run.submission.n_rows(), env.test.n_rows());
+//! assert!(run.submission.numeric("label").unwrap().iter().all(|p| (0.0..=1.0).contains(p)));
+//! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+mod error;
+mod executor;
+mod model;
+mod preprocess;
+mod spec;
+mod submission;
+mod target;
+
+pub use error::{Error, Result};
+pub use executor::{PipelineExecutor, PipelineRun};
+pub use spec::{
+    EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, ModelSpec, PipelineSpec, ScaleMethod, Step,
+};

@@ -268,3 +268,36 @@ impl sandmle_core::Metric for StandardMetric {
         Ok(self.evaluate(truth, prediction)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sandmle_core::{Modality, SubmissionForm, TaskKind, TaskSpec};
+
+    /// Core's `submission_form` (what solutions predict) agrees with what
+    /// each metric reads.
+    #[test]
+    fn core_submission_forms_match_metric_inputs() {
+        for m in METRICS {
+            let task = TaskSpec {
+                id: "t".into(),
+                modality: Modality::Tabular,
+                kind: TaskKind::Regression,
+                id_column: "id".into(),
+                target_columns: vec![],
+                prediction_columns: vec![],
+                metric: MetricSpec::named(m.name),
+                direction: m.direction,
+            };
+            let expected = match m.input {
+                Input::Labels => SubmissionForm::Label,
+                Input::Scores | Input::Probability => SubmissionForm::Probability,
+                Input::ColumnProbabilities => SubmissionForm::ColumnProbabilities,
+                Input::ClassProbabilities => SubmissionForm::ClassProbabilities,
+                Input::Values | Input::ColumnValues => SubmissionForm::Value,
+                Input::LabelLists => SubmissionForm::LabelList,
+            };
+            assert_eq!(task.submission_form(), expected, "{}", m.name);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! The one error type of `sandmle-exec`.
+
+use std::path::PathBuf;
+
+/// Why a solution could not be run.
+///
+/// Every variant carries its context in fields; smartcore's errors are
+/// wrapped at one boundary ([`Error::Model`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The pipeline spec is not valid JSON for [`crate::PipelineSpec`].
+    #[error("invalid pipeline spec: {reason}")]
+    Spec {
+        /// serde's message.
+        reason: String,
+    },
+    /// A step names a column the data does not have.
+    #[error("unknown column `{column}`")]
+    UnknownColumn {
+        /// The column.
+        column: String,
+    },
+    /// A training feature is absent from `test.csv`.
+    #[error("feature `{column}` is in train.csv but not in test.csv")]
+    MissingTestColumn {
+        /// The column.
+        column: String,
+    },
+    /// The model cannot serve the task (a classifier for regression, ...).
+    #[error("model `{model}` cannot {task}")]
+    ModelUnfit {
+        /// The model's type name.
+        model: &'static str,
+        /// What it was asked to do.
+        task: String,
+    },
+    /// A hyper-parameter is out of range.
+    #[error("model `{model}`: `{param}` {reason}")]
+    BadParameter {
+        /// The model or step.
+        model: &'static str,
+        /// The parameter.
+        param: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Too few rows for what was asked (k neighbours, more features than rows, ...).
+    #[error("{what} needs at least {needed} training rows, there are {found}")]
+    TooFewRows {
+        /// What needs them.
+        what: String,
+        /// Rows needed.
+        needed: usize,
+        /// Rows available.
+        found: usize,
+    },
+    /// A feature is still categorical or text when the model runs.
+    #[error("feature `{column}` is not numeric: add an `encode` (categories) or `text` step")]
+    NonNumericFeature {
+        /// The column.
+        column: String,
+    },
+    /// A feature still has missing values when the model runs.
+    #[error("feature `{column}` has missing values: add an `impute` step")]
+    MissingValues {
+        /// The column.
+        column: String,
+    },
+    /// No features are left to learn from.
+    #[error("no features left after preprocessing")]
+    NoFeatures,
+    /// A target value is missing or not usable.
+    #[error("target `{column}` row {row}: {reason}")]
+    BadTarget {
+        /// The target column.
+        column: String,
+        /// 1-based data row of train.csv.
+        row: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The training target has one class where the task needs two or more.
+    #[error("target `{column}` has a single class in the training rows")]
+    SingleClass {
+        /// The target column.
+        column: String,
+    },
+    /// The task cannot be served by a pipeline (for example a metric whose
+    /// submission form needs something no model predicts).
+    #[error("unsupported task: {reason}")]
+    UnsupportedTask {
+        /// Why.
+        reason: String,
+    },
+    /// smartcore failed to fit or predict.
+    #[error("model `{model}`: {message}")]
+    Model {
+        /// The model's type name.
+        model: &'static str,
+        /// smartcore's message.
+        message: String,
+    },
+    /// smartcore panicked; the panic was contained.
+    #[error("model `{model}` panicked: {message}")]
+    ModelPanicked {
+        /// The model's type name.
+        model: &'static str,
+        /// The panic message.
+        message: String,
+    },
+    /// The model produced a non-finite prediction.
+    #[error("model `{model}` produced a non-finite prediction")]
+    NonFinitePrediction {
+        /// The model's type name.
+        model: &'static str,
+    },
+    /// A file or process operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The sandbox could not be set up.
+    #[error("sandbox: {reason}")]
+    Sandbox {
+        /// Why.
+        reason: String,
+    },
+    /// An error from `sandmle-core` (reading or writing tables).
+    #[error(transparent)]
+    Core(#[from] sandmle_core::Error),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<Error> for sandmle_core::Error {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Core(inner) => inner,
+            other => sandmle_core::Error::port("executor", other),
+        }
+    }
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+}

@@ -1,0 +1,77 @@
+//! Preprocessing steps, each fitted on the training rows and applied to
+//! training and test rows alike.
+
+mod encode;
+mod impute;
+mod scale;
+mod select;
+mod text;
+
+use crate::error::{Error, Result};
+use crate::spec::Step;
+use ndarray::Array2;
+use sandmle_core::{Column, Table};
+
+/// What the target tells a supervised step (`select_best`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TargetSignal<'a> {
+    /// Class indices and the class count.
+    Classes(&'a [usize], usize),
+    /// Values.
+    Values(&'a [f64]),
+}
+
+/// The feature tables being transformed.
+#[derive(Debug, Clone)]
+pub(crate) struct Frames {
+    pub train: Table,
+    pub test: Table,
+}
+
+impl Frames {
+    /// Applies one step.
+    pub fn apply(&mut self, step: &Step, target: TargetSignal<'_>) -> Result<()> {
+        match step {
+            Step::Drop { columns } => select::drop(self, columns),
+            Step::Select { columns } => select::keep(self, columns),
+            Step::SelectBest { k } => select::best(self, *k, target),
+            Step::Impute { strategy, value } => impute::impute(self, *strategy, value.unwrap_or(0.0)),
+            Step::Scale { method } => scale::scale(self, *method),
+            Step::Encode { method, max_levels } => encode::encode(self, *method, max_levels.unwrap_or(20)),
+            Step::Text { n_features, ngram_max, tfidf } => {
+                text::hash_text(self, n_features.unwrap_or(256), ngram_max.unwrap_or(1), *tfidf)
+            }
+        }
+    }
+
+    /// The final numeric matrices, checking that every feature is numeric
+    /// and complete.
+    pub fn matrices(&self) -> Result<(Array2<f64>, Array2<f64>)> {
+        if self.train.n_cols() == 0 {
+            return Err(Error::NoFeatures);
+        }
+        for (name, col) in self.train.iter() {
+            let Column::Numeric(v) = col else {
+                return Err(Error::NonNumericFeature { column: name.to_owned() });
+            };
+            let test = self.test.numeric(name).map_err(|_| Error::NonNumericFeature { column: name.to_owned() })?;
+            if v.iter().chain(test).any(|x| !x.is_finite()) {
+                return Err(Error::MissingValues { column: name.to_owned() });
+            }
+        }
+        let names = self.train.names().to_vec();
+        Ok((self.train.to_array2(&names)?, self.test.to_array2(&names)?))
+    }
+
+    /// Replaces column `name` in both tables.
+    pub(crate) fn set(&mut self, name: &str, train: Column, test: Column) -> Result<()> {
+        self.train.set_column(name, train)?;
+        self.test.set_column(name, test)?;
+        Ok(())
+    }
+}
+
+/// The present values of a numeric column.
+pub(crate) fn present(v: &[f64]) -> impl Iterator<Item = f64> + '_ {
+    v.iter().copied().filter(|x| !x.is_nan())
+}
