@@ -74,13 +74,26 @@ impl PipelineExecutor {
         let clock = Clock::default();
         let mut outputs = Vec::with_capacity(targets.len());
         for (i, t) in targets.into_iter().enumerate() {
-            let seed = sandmle_core::derive_seed(spec.seed, &format!("target-{i}"));
+            let d = model::Data {
+                clock: &clock,
+                x: &x,
+                x_test: &x_test,
+                seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
+            };
             outputs.push(match t {
                 Target::Classes(c) => {
-                    let p = model::classify(&clock, &spec.model, &x, &x_test, &c, seed)?;
+                    let p = model::classify(&d, &spec.model, &c)?;
                     Output::Probs(c, p)
                 }
-                Target::Values(v) => Output::Values(model::regress(&clock, &spec.model, &x, &x_test, &v, seed)?),
+                Target::Values(v) => {
+                    let mut pred = model::regress(&d, &spec.model, &v)?;
+                    if spec.clip_to_target_range {
+                        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+                        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        pred.iter_mut().for_each(|p| *p = p.clamp(lo, hi));
+                    }
+                    Output::Values(pred)
+                }
             });
         }
         let (fit, predict) = clock.totals();

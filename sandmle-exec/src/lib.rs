@@ -5,9 +5,9 @@
 //! - [`PipelineExecutor`]: runs a declarative [`PipelineSpec`] (JSON:
 //!   preprocessing steps and a smartcore model) in-process — milliseconds on
 //!   micro data, deterministic for a spec seed;
-//! - `Panel`: the versioned baseline panel, weak to strong, whose
+//! - [`Panel`]: the versioned baseline panel, weak to strong, whose
 //!   graded scores form an environment's reference leaderboard;
-//! - `ProcessExecutor`: runs an agent's own program in a fresh
+//! - [`ProcessExecutor`]: runs an agent's own program in a fresh
 //!   workspace holding only public files, under bubblewrap where available,
 //!   with a wall-clock limit on the whole process group and memory and
 //!   output limits.
@@ -46,13 +46,17 @@
 mod error;
 mod executor;
 mod model;
+mod panel;
 mod preprocess;
+mod process;
 mod spec;
 mod submission;
 mod target;
 
 pub use error::{Error, Result};
 pub use executor::{PipelineExecutor, PipelineRun};
+pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport, SVM_MAX_ROWS};
+pub use process::{Limits, PUBLIC_FILES, ProcessExecutor, SandboxMode, bubblewrap_available};
 pub use spec::{
     EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, ModelSpec, PipelineSpec, ScaleMethod, Step,
 };

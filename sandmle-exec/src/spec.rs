@@ -37,6 +37,11 @@ pub struct PipelineSpec {
     pub steps: Vec<Step>,
     /// The model.
     pub model: ModelSpec,
+    /// Clip predicted values to the training target's range (regression
+    /// only; default false). Keeps, for example, a linear model's
+    /// predictions non-negative for RMSLE when every training target is.
+    #[serde(default)]
+    pub clip_to_target_range: bool,
 }
 
 fn default_name() -> String {
@@ -315,6 +320,7 @@ impl PipelineSpec {
                 Step::Scale { method: ScaleMethod::Standard },
             ],
             model: ModelSpec::RandomForest { n_trees: 100, max_depth: None, min_samples_leaf: 1, max_features: None },
+            clip_to_target_range: false,
         }
     }
 

@@ -30,7 +30,9 @@ pub(crate) fn assemble(task: &TaskSpec, ids: &Column, outputs: Vec<Output>) -> R
                         Column::Numeric(positive(&c, &p, true)?)
                     }
                     _ => {
-                        return unsupported(format!("column `{name}`: model output does not fit a {form:?} submission"));
+                        return unsupported(format!(
+                            "column `{name}`: model output does not fit a {form:?} submission"
+                        ));
                     }
                 };
                 t.push_column(name.clone(), col)?;

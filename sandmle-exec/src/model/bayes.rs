@@ -1,7 +1,7 @@
 //! Naive Bayes. smartcore fits the class statistics; the probabilities are
 //! computed here from them (smartcore predicts labels only).
 
-use super::{Clock, need_rows, softmax_rows};
+use super::{Data, need_rows, softmax_rows};
 use crate::error::{Error, Result};
 use ndarray::{Array1, Array2};
 use smartcore::naive_bayes::gaussian::{GaussianNB, GaussianNBParameters};
@@ -10,14 +10,8 @@ use smartcore::naive_bayes::multinomial::{MultinomialNB, MultinomialNBParameters
 /// Gaussian naive Bayes with scikit-learn's variance smoothing: every class
 /// variance is increased by `var_smoothing` times the largest feature
 /// variance (at least 1e-12, so a constant feature is no division by zero).
-pub(super) fn gaussian(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &[usize],
-    x_test: &Array2<f64>,
-    k: usize,
-    var_smoothing: f64,
-) -> Result<Array2<f64>> {
+pub(super) fn gaussian(d: &Data<'_>, y: &[usize], k: usize, var_smoothing: f64) -> Result<Array2<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     if !(var_smoothing >= 0.0 && var_smoothing.is_finite()) {
         return Err(Error::BadParameter {
             model: "gaussian_nb",
@@ -48,14 +42,8 @@ pub(super) fn gaussian(
 
 /// Multinomial naive Bayes on non-negative integer features (counts, such
 /// as the `text` step's without tf-idf).
-pub(super) fn multinomial(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &[usize],
-    x_test: &Array2<f64>,
-    k: usize,
-    alpha: f64,
-) -> Result<Array2<f64>> {
+pub(super) fn multinomial(d: &Data<'_>, y: &[usize], k: usize, alpha: f64) -> Result<Array2<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     if !(alpha >= 0.0 && alpha.is_finite()) {
         return Err(Error::BadParameter { model: "multinomial_nb", param: "alpha", reason: "must be >= 0".into() });
     }

@@ -1,6 +1,6 @@
 //! k nearest neighbours (Euclidean, smartcore's cover tree).
 
-use super::{Clock, need_rows};
+use super::{Data, need_rows};
 use crate::error::{Error, Result};
 use ndarray::{Array1, Array2};
 use smartcore::neighbors::KNNWeightFunction;
@@ -21,14 +21,13 @@ fn check(k: usize, rows: usize) -> Result<()> {
 /// Class probabilities: the (weighted) share of each class among the `k`
 /// nearest training rows.
 pub(super) fn classifier(
-    clock: &Clock,
-    x: &Array2<f64>,
+    d: &Data<'_>,
     y: &Array1<i32>,
-    x_test: &Array2<f64>,
     classes: usize,
     k: usize,
     distance_weighted: bool,
 ) -> Result<Array2<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     check(k, x.nrows())?;
     let params = KNNClassifierParameters::default().with_k(k).with_weight(weight(distance_weighted));
     let model = clock.fit("knn", || KNNClassifier::fit(x, y, params))?;
@@ -37,14 +36,8 @@ pub(super) fn classifier(
 }
 
 /// The (weighted) mean of the `k` nearest training targets.
-pub(super) fn regressor(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<f64>,
-    x_test: &Array2<f64>,
-    k: usize,
-    distance_weighted: bool,
-) -> Result<Vec<f64>> {
+pub(super) fn regressor(d: &Data<'_>, y: &Array1<f64>, k: usize, distance_weighted: bool) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     check(k, x.nrows())?;
     let params = KNNRegressorParameters::default().with_k(k).with_weight(weight(distance_weighted));
     let model = clock.fit("knn", || KNNRegressor::fit(x, y, params))?;

@@ -1,6 +1,6 @@
 //! Logistic regression and the linear regressors.
 
-use super::{Clock, drop_constant, need_rows, sigmoid, softmax_rows};
+use super::{Data, drop_constant, need_rows, sigmoid, softmax_rows};
 use crate::error::{Error, Result};
 use ndarray::{Array1, Array2};
 use smartcore::linear::elastic_net::{ElasticNet, ElasticNetParameters};
@@ -13,13 +13,8 @@ use smartcore::linear::ridge_regression::{RidgeRegression, RidgeRegressionParame
 /// linear score for two classes, the softmax of the per-class scores for
 /// more (smartcore's multinomial form). `c` is scikit-learn's `C`; smartcore's
 /// L2 penalty is `alpha = 1 / C`.
-pub(super) fn logistic(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<i32>,
-    x_test: &Array2<f64>,
-    c: Option<f64>,
-) -> Result<Array2<f64>> {
+pub(super) fn logistic(d: &Data<'_>, y: &Array1<i32>, c: Option<f64>) -> Result<Array2<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     let alpha = match c {
         None => 0.0,
         Some(c) if c > 0.0 && c.is_finite() => 1.0 / c,
@@ -51,7 +46,8 @@ pub(super) fn logistic(
 }
 
 /// Ordinary least squares (SVD solver), constant columns dropped.
-pub(super) fn least_squares(clock: &Clock, x: &Array2<f64>, y: &Array1<f64>, x_test: &Array2<f64>) -> Result<Vec<f64>> {
+pub(super) fn least_squares(d: &Data<'_>, y: &Array1<f64>) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     let (x, x_test) = drop_constant(x, x_test);
     if x.ncols() == 0 {
         return Ok(mean_prediction(y, x_test.nrows()));
@@ -62,13 +58,8 @@ pub(super) fn least_squares(clock: &Clock, x: &Array2<f64>, y: &Array1<f64>, x_t
 }
 
 /// Ridge regression on standardised features, constant columns dropped.
-pub(super) fn ridge(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<f64>,
-    x_test: &Array2<f64>,
-    alpha: f64,
-) -> Result<Vec<f64>> {
+pub(super) fn ridge(d: &Data<'_>, y: &Array1<f64>, alpha: f64) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     check_alpha("ridge", alpha)?;
     let (x, x_test) = drop_constant(x, x_test);
     if x.ncols() == 0 {
@@ -81,13 +72,8 @@ pub(super) fn ridge(
 }
 
 /// Lasso on standardised features, constant columns dropped.
-pub(super) fn lasso(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<f64>,
-    x_test: &Array2<f64>,
-    alpha: f64,
-) -> Result<Vec<f64>> {
+pub(super) fn lasso(d: &Data<'_>, y: &Array1<f64>, alpha: f64) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     check_alpha("lasso", alpha)?;
     let (x, x_test) = drop_constant(x, x_test);
     if x.ncols() == 0 {
@@ -99,14 +85,8 @@ pub(super) fn lasso(
 }
 
 /// Elastic net on standardised features, constant columns dropped.
-pub(super) fn elastic_net(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<f64>,
-    x_test: &Array2<f64>,
-    alpha: f64,
-    l1: f64,
-) -> Result<Vec<f64>> {
+pub(super) fn elastic_net(d: &Data<'_>, y: &Array1<f64>, alpha: f64, l1: f64) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     check_alpha("elastic_net", alpha)?;
     if !(0.0..=1.0).contains(&l1) {
         return Err(Error::BadParameter {

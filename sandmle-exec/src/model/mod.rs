@@ -20,16 +20,19 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
+/// What every model function works on: the training and test matrices,
+/// the clock that times smartcore's calls, and the seed.
+pub(crate) struct Data<'a> {
+    pub clock: &'a Clock,
+    pub x: &'a Array2<f64>,
+    pub x_test: &'a Array2<f64>,
+    pub seed: u64,
+}
+
 /// Class probabilities (`rows x classes`, classes in sorted label order)
 /// for the test rows.
-pub(crate) fn classify(
-    clock: &Clock,
-    spec: &ModelSpec,
-    x: &Array2<f64>,
-    x_test: &Array2<f64>,
-    c: &Classes,
-    seed: u64,
-) -> Result<Array2<f64>> {
+pub(crate) fn classify(d: &Data<'_>, spec: &ModelSpec, c: &Classes) -> Result<Array2<f64>> {
+    let (x, x_test) = (d.x, d.x_test);
     if c.k() < 2 && !matches!(spec, ModelSpec::Constant { .. }) {
         return Err(Error::SingleClass { column: c.column.clone() });
     }
@@ -39,67 +42,48 @@ pub(crate) fn classify(
             let shares = c.shares();
             Ok(Array2::from_shape_fn((x_test.nrows(), c.k()), |(_, j)| shares[j]))
         }
-        ModelSpec::LogisticRegression { c: inv } => linear::logistic(clock, x, &y, x_test, *inv),
+        ModelSpec::LogisticRegression { c: inv } => linear::logistic(d, &y, *inv),
         ModelSpec::DecisionTree { max_depth, min_samples_leaf } => {
-            tree::tree_classifier(clock, x, &y, x_test, c.k(), *max_depth, *min_samples_leaf)
+            tree::tree_classifier(d, &y, c.k(), *max_depth, *min_samples_leaf)
         }
         ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features } => {
             let m = max_features.unwrap_or_else(|| ((x.ncols() as f64).sqrt() as usize).max(1));
-            tree::forest_classifier(
-                clock,
-                x,
-                &y,
-                x_test,
-                c.k(),
-                tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m },
-                seed,
-            )
+            let shape =
+                tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m };
+            tree::forest_classifier(d, &y, c.k(), shape)
         }
-        ModelSpec::Knn { k, distance_weighted } => knn::classifier(clock, x, &y, x_test, c.k(), *k, *distance_weighted),
-        ModelSpec::GaussianNb { var_smoothing } => bayes::gaussian(clock, x, &c.y, x_test, c.k(), *var_smoothing),
-        ModelSpec::MultinomialNb { alpha } => bayes::multinomial(clock, x, &c.y, x_test, c.k(), *alpha),
-        ModelSpec::Svm { c: penalty, kernel } => {
-            svm::classifier(clock, x, &c.y, x_test, c.k(), *penalty, *kernel, seed)
-        }
+        ModelSpec::Knn { k, distance_weighted } => knn::classifier(d, &y, c.k(), *k, *distance_weighted),
+        ModelSpec::GaussianNb { var_smoothing } => bayes::gaussian(d, &c.y, c.k(), *var_smoothing),
+        ModelSpec::MultinomialNb { alpha } => bayes::multinomial(d, &c.y, c.k(), *alpha),
+        ModelSpec::Svm { c: penalty, kernel } => svm::classifier(d, &c.y, c.k(), *penalty, *kernel),
         other => Err(Error::ModelUnfit { model: other.type_name(), task: "predict classes".into() }),
     }
 }
 
 /// Predicted values for the test rows.
-pub(crate) fn regress(
-    clock: &Clock,
-    spec: &ModelSpec,
-    x: &Array2<f64>,
-    x_test: &Array2<f64>,
-    y: &[f64],
-    seed: u64,
-) -> Result<Vec<f64>> {
+pub(crate) fn regress(d: &Data<'_>, spec: &ModelSpec, y: &[f64]) -> Result<Vec<f64>> {
+    let (x, x_test) = (d.x, d.x_test);
     let ya: Array1<f64> = Array1::from(y.to_vec());
     let out = match spec {
         ModelSpec::Constant { median } => {
             let v = if *median { median_of(y) } else { y.iter().sum::<f64>() / y.len().max(1) as f64 };
             vec![v; x_test.nrows()]
         }
-        ModelSpec::LinearRegression => linear::least_squares(clock, x, &ya, x_test)?,
-        ModelSpec::Ridge { alpha } => linear::ridge(clock, x, &ya, x_test, *alpha)?,
-        ModelSpec::Lasso { alpha } => linear::lasso(clock, x, &ya, x_test, *alpha)?,
-        ModelSpec::ElasticNet { alpha, l1_ratio } => linear::elastic_net(clock, x, &ya, x_test, *alpha, *l1_ratio)?,
+        ModelSpec::LinearRegression => linear::least_squares(d, &ya)?,
+        ModelSpec::Ridge { alpha } => linear::ridge(d, &ya, *alpha)?,
+        ModelSpec::Lasso { alpha } => linear::lasso(d, &ya, *alpha)?,
+        ModelSpec::ElasticNet { alpha, l1_ratio } => linear::elastic_net(d, &ya, *alpha, *l1_ratio)?,
         ModelSpec::DecisionTree { max_depth, min_samples_leaf } => {
-            tree::tree_regressor(clock, x, &ya, x_test, *max_depth, *min_samples_leaf, seed)?
+            tree::tree_regressor(d, &ya, *max_depth, *min_samples_leaf)?
         }
         ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features } => {
             let m = max_features.unwrap_or_else(|| (x.ncols() / 3).max(1));
-            tree::forest_regressor(
-                clock,
-                x,
-                &ya,
-                x_test,
-                tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m },
-                seed,
-            )?
+            let shape =
+                tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m };
+            tree::forest_regressor(d, &ya, shape)?
         }
-        ModelSpec::Knn { k, distance_weighted } => knn::regressor(clock, x, &ya, x_test, *k, *distance_weighted)?,
-        ModelSpec::Svm { c, kernel } => svm::regressor(clock, x, &ya, x_test, *c, *kernel)?,
+        ModelSpec::Knn { k, distance_weighted } => knn::regressor(d, &ya, *k, *distance_weighted)?,
+        ModelSpec::Svm { c, kernel } => svm::regressor(d, &ya, *c, *kernel)?,
         other => return Err(Error::ModelUnfit { model: other.type_name(), task: "predict values".into() }),
     };
     if out.iter().any(|v| !v.is_finite()) {

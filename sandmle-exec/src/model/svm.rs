@@ -5,7 +5,7 @@
 //! margins. These rank rows exactly as the margins do (what AUC needs) but
 //! are not calibrated probabilities.
 
-use super::{Clock, need_rows, sigmoid, softmax_rows};
+use super::{Data, need_rows, sigmoid, softmax_rows};
 use crate::error::{Error, Result};
 use crate::spec::Kernel as KernelSpec;
 use ndarray::{Array1, Array2};
@@ -20,7 +20,11 @@ fn kernel(spec: KernelSpec, x: &Array2<f64>) -> Result<Kernels> {
             let g = match gamma {
                 Some(g) if g > 0.0 && g.is_finite() => g,
                 Some(_) => {
-                    return Err(Error::BadParameter { model: "svm", param: "gamma", reason: "must be positive".into() });
+                    return Err(Error::BadParameter {
+                        model: "svm",
+                        param: "gamma",
+                        reason: "must be positive".into(),
+                    });
                 }
                 // scikit-learn's "scale": 1 / (p * var(X)).
                 None => {
@@ -43,36 +47,20 @@ fn check(x: &Array2<f64>, c: f64) -> Result<()> {
 }
 
 /// The margin of a binary SVC (positive: class 1).
-fn margins(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<i32>,
-    x_test: &Array2<f64>,
-    c: f64,
-    k: &Kernels,
-    seed: u64,
-) -> Result<Vec<f64>> {
-    let params = SVCParameters::default().with_c(c).with_kernel(k.clone()).with_seed(Some(seed));
-    let model = clock.fit("svm", || SVC::fit(x, y, &params))?;
-    clock.predict("svm", || model.decision_function(x_test))
+fn margins(d: &Data<'_>, y: &Array1<i32>, c: f64, k: &Kernels) -> Result<Vec<f64>> {
+    let params = SVCParameters::default().with_c(c).with_kernel(k.clone()).with_seed(Some(d.seed));
+    let model = d.clock.fit("svm", || SVC::fit(d.x, y, &params))?;
+    d.clock.predict("svm", || model.decision_function(d.x_test))
 }
 
 /// Class probabilities from SVC margins.
-pub(super) fn classifier(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &[usize],
-    x_test: &Array2<f64>,
-    k: usize,
-    c: f64,
-    spec: KernelSpec,
-    seed: u64,
-) -> Result<Array2<f64>> {
+pub(super) fn classifier(d: &Data<'_>, y: &[usize], k: usize, c: f64, spec: KernelSpec) -> Result<Array2<f64>> {
+    let (x, x_test) = (d.x, d.x_test);
     check(x, c)?;
     let kern = kernel(spec, x)?;
     if k == 2 {
         let yb: Array1<i32> = y.iter().map(|&v| v as i32).collect();
-        let m = margins(clock, x, &yb, x_test, c, &kern, seed)?;
+        let m = margins(d, &yb, c, &kern)?;
         return Ok(Array2::from_shape_fn((x_test.nrows(), 2), |(i, j)| {
             let p = sigmoid(m[i]);
             if j == 1 { p } else { 1.0 - p }
@@ -81,7 +69,7 @@ pub(super) fn classifier(
     let mut scores = Array2::<f64>::zeros((x_test.nrows(), k));
     for class in 0..k {
         let yc: Array1<i32> = y.iter().map(|&v| i32::from(v == class)).collect();
-        let m = margins(clock, x, &yc, x_test, c, &kern, seed)?;
+        let m = margins(d, &yc, c, &kern)?;
         scores.column_mut(class).assign(&Array1::from(m));
     }
     softmax_rows(&mut scores);
@@ -89,14 +77,8 @@ pub(super) fn classifier(
 }
 
 /// Support vector regression (epsilon 0.1).
-pub(super) fn regressor(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<f64>,
-    x_test: &Array2<f64>,
-    c: f64,
-    spec: KernelSpec,
-) -> Result<Vec<f64>> {
+pub(super) fn regressor(d: &Data<'_>, y: &Array1<f64>, c: f64, spec: KernelSpec) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     check(x, c)?;
     let params = SVRParameters::default().with_c(c).with_kernel(kernel(spec, x)?);
     let model = clock.fit("svm", || SVR::fit(x, y, &params))?;

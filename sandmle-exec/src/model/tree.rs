@@ -5,7 +5,7 @@
 //! forest (stratified bootstrap and per-split feature sampling as in the
 //! forest) with its own seed drawn from the pipeline seed.
 
-use super::{Clock, need_rows};
+use super::{Data, need_rows};
 use crate::error::{Error, Result};
 use ndarray::{Array1, Array2};
 use rand_chacha::rand_core::Rng;
@@ -48,14 +48,13 @@ fn check_forest(model: &'static str, shape: &ForestShape) -> Result<()> {
 /// One-hot probabilities of the leaf's majority class (smartcore exposes
 /// no leaf frequencies).
 pub(super) fn tree_classifier(
-    clock: &Clock,
-    x: &Array2<f64>,
+    d: &Data<'_>,
     y: &Array1<i32>,
-    x_test: &Array2<f64>,
     k: usize,
     max_depth: Option<u16>,
     min_samples_leaf: usize,
 ) -> Result<Array2<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     check_leaf("decision_tree", min_samples_leaf)?;
     need_rows("decision_tree", 2, x.nrows())?;
     let mut params = DecisionTreeClassifierParameters::default().with_min_samples_leaf(min_samples_leaf);
@@ -70,15 +69,9 @@ fn one_hot(pred: &Array1<i32>, k: usize) -> Array2<f64> {
 }
 
 /// Vote shares of `n_trees` trees.
-pub(super) fn forest_classifier(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<i32>,
-    x_test: &Array2<f64>,
-    k: usize,
-    shape: ForestShape,
-    seed: u64,
-) -> Result<Array2<f64>> {
+pub(super) fn forest_classifier(d: &Data<'_>, y: &Array1<i32>, k: usize, shape: ForestShape) -> Result<Array2<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
+    let seed = d.seed;
     check_forest("random_forest", &shape)?;
     need_rows("random_forest", 2, x.nrows())?;
     let mut rng = rng_for(seed, "random_forest");
@@ -102,14 +95,13 @@ pub(super) fn forest_classifier(
 
 /// A regression tree (its feature order is shuffled with the seed).
 pub(super) fn tree_regressor(
-    clock: &Clock,
-    x: &Array2<f64>,
+    d: &Data<'_>,
     y: &Array1<f64>,
-    x_test: &Array2<f64>,
     max_depth: Option<u16>,
     min_samples_leaf: usize,
-    seed: u64,
 ) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
+    let seed = d.seed;
     check_leaf("decision_tree", min_samples_leaf)?;
     need_rows("decision_tree", 2, x.nrows())?;
     let mut params = DecisionTreeRegressorParameters::default().with_min_samples_leaf(min_samples_leaf);
@@ -120,14 +112,9 @@ pub(super) fn tree_regressor(
 }
 
 /// A regression forest: the mean of its trees.
-pub(super) fn forest_regressor(
-    clock: &Clock,
-    x: &Array2<f64>,
-    y: &Array1<f64>,
-    x_test: &Array2<f64>,
-    shape: ForestShape,
-    seed: u64,
-) -> Result<Vec<f64>> {
+pub(super) fn forest_regressor(d: &Data<'_>, y: &Array1<f64>, shape: ForestShape) -> Result<Vec<f64>> {
+    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
+    let seed = d.seed;
     check_forest("random_forest", &shape)?;
     need_rows("random_forest", 2, x.nrows())?;
     let mut params = RandomForestRegressorParameters::default()

@@ -7,6 +7,8 @@
 mod grading;
 mod import;
 mod output;
+mod run;
+mod sandbox;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,6 +31,10 @@ enum Command {
     Thresholds(grading::ThresholdsArgs),
     /// Import a prepared MLE-bench competition as an environment.
     Import(import::ImportArgs),
+    /// Run a pipeline spec (or a program) on an environment and grade it.
+    Run(run::RunArgs),
+    /// Run the baseline panel and print its leaderboard.
+    Panel(run::PanelArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +44,8 @@ fn main() -> ExitCode {
         Command::Score(a) => grading::score(&a),
         Command::Thresholds(a) => grading::thresholds(&a),
         Command::Import(a) => import::import(&a),
+        Command::Run(a) => run::run(&a),
+        Command::Panel(a) => run::panel(&a),
     };
     match result {
         Ok(code) => code,

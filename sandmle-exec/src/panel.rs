@@ -1,0 +1,242 @@
+//! [`Panel`]: the versioned baseline panel, weak to strong.
+//!
+//! For classes: the class prior, logistic regression on the 1, 2 and 5
+//! best features and on all of them at three penalties, Gaussian naive
+//! Bayes, trees of depth 1, 3, 6 and unlimited, kNN with k = 1, 5, 15 and
+//! 31, forests of 10, 30 and 100 trees (different seeds, one depth-limited,
+//! one with larger leaves) and SVMs. For values: the mean and the median,
+//! least squares on the 1, 3 and all features, ridge, lasso, elastic net,
+//! the same trees, kNN and forests, and SVR. Every spec imputes medians,
+//! one-hot encodes categories (20 levels), hashes text (256 buckets) and
+//! standardises; values are clipped to the training target's range.
+//!
+//! On a large training table every spec is fitted on the same
+//! deterministic subsample of [`Panel::max_train_rows`] rows (and SVMs are
+//! left out above [`SVM_MAX_ROWS`] rows, kNN above [`KNN_MAX_ROWS`]): the
+//! panel then runs in minutes on 100,000-row seeds. The test rows are never
+//! subsampled.
+
+use crate::executor::PipelineExecutor;
+use crate::spec::{EncodeMethod, ImputeStrategy, Kernel, ModelSpec, PipelineSpec, ScaleMethod, Step};
+use rayon::prelude::*;
+use sandmle_core::{
+    BaselinePanel, Environment, Grader, Leaderboard, LeaderboardEntry, SubmissionForm, TaskSpec, rng_for,
+};
+use serde::Serialize;
+use std::time::Instant;
+
+/// The panel's version: bumped whenever its specs change.
+pub const PANEL_VERSION: &str = "panel-v1";
+/// SVMs are left out of the panel above this many training rows.
+pub const SVM_MAX_ROWS: usize = 1_000;
+/// kNN is left out of the panel above this many training rows.
+pub const KNN_MAX_ROWS: usize = 20_000;
+
+/// The baseline panel.
+#[derive(Debug, Clone, Copy)]
+pub struct Panel {
+    /// Fit every spec on a deterministic subsample of at most this many
+    /// training rows (`None`: all rows). Default 20,000.
+    pub max_train_rows: Option<usize>,
+}
+
+impl Default for Panel {
+    fn default() -> Self {
+        Panel { max_train_rows: Some(20_000) }
+    }
+}
+
+/// One panel member's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PanelEntry {
+    /// The spec's name.
+    pub name: String,
+    /// Its score, if it ran and its submission was valid.
+    pub score: Option<f64>,
+    /// Why it has no score.
+    pub error: Option<String>,
+    /// Wall-clock microseconds to run and grade it.
+    pub micros: u64,
+}
+
+/// The outcome of running the panel on an environment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PanelReport {
+    /// The panel version.
+    pub version: &'static str,
+    /// Every member, in panel order.
+    pub entries: Vec<PanelEntry>,
+    /// The members with a score, best first (ties keep panel order).
+    pub leaderboard: Leaderboard,
+    /// The training rows the specs were fitted on.
+    pub train_rows_used: usize,
+    /// The training rows the environment has.
+    pub train_rows: usize,
+}
+
+fn prep() -> Vec<Step> {
+    vec![
+        Step::Impute { strategy: ImputeStrategy::Median, value: None },
+        Step::Encode { method: EncodeMethod::OneHot, max_levels: Some(20) },
+        Step::Text { n_features: Some(256), ngram_max: Some(1), tfidf: true },
+        Step::Scale { method: ScaleMethod::Standard },
+    ]
+}
+
+fn spec(name: &str, seed: u64, extra: Option<Step>, model: ModelSpec) -> PipelineSpec {
+    let mut steps = prep();
+    steps.extend(extra);
+    PipelineSpec { name: name.into(), seed, steps, model, clip_to_target_range: true }
+}
+
+fn best(k: usize) -> Option<Step> {
+    Some(Step::SelectBest { k })
+}
+
+fn tree(max_depth: Option<u16>, min_samples_leaf: usize) -> ModelSpec {
+    ModelSpec::DecisionTree { max_depth, min_samples_leaf }
+}
+
+fn forest(n_trees: usize, max_depth: Option<u16>, min_samples_leaf: usize) -> ModelSpec {
+    ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features: None }
+}
+
+fn knn(k: usize, distance_weighted: bool) -> ModelSpec {
+    ModelSpec::Knn { k, distance_weighted }
+}
+
+impl Panel {
+    /// The panel's specs for a task with `train_rows` training rows.
+    pub fn specs(&self, task: &TaskSpec, train_rows: usize) -> Vec<PipelineSpec> {
+        let rows = self.max_train_rows.map_or(train_rows, |cap| train_rows.min(cap));
+        let values = task.submission_form() == SubmissionForm::Value;
+        let mut s = if values {
+            vec![
+                spec("mean", 0, None, ModelSpec::Constant { median: false }),
+                spec("median", 0, None, ModelSpec::Constant { median: true }),
+                spec("linear-best-1", 0, best(1), ModelSpec::LinearRegression),
+                spec("linear-best-3", 0, best(3), ModelSpec::LinearRegression),
+                spec("linear", 0, None, ModelSpec::LinearRegression),
+                spec("ridge-1", 0, None, ModelSpec::Ridge { alpha: 1.0 }),
+                spec("ridge-100", 0, None, ModelSpec::Ridge { alpha: 100.0 }),
+                spec("lasso-0.1", 0, None, ModelSpec::Lasso { alpha: 0.1 }),
+                spec("elastic-net", 0, None, ModelSpec::ElasticNet { alpha: 0.1, l1_ratio: 0.5 }),
+            ]
+        } else {
+            vec![
+                spec("prior", 0, None, ModelSpec::Constant { median: false }),
+                spec("logistic-best-1", 0, best(1), ModelSpec::LogisticRegression { c: Some(1.0) }),
+                spec("logistic-best-2", 0, best(2), ModelSpec::LogisticRegression { c: Some(1.0) }),
+                spec("logistic-best-5", 0, best(5), ModelSpec::LogisticRegression { c: Some(1.0) }),
+                spec("logistic-c0.01", 0, None, ModelSpec::LogisticRegression { c: Some(0.01) }),
+                spec("logistic-c1", 0, None, ModelSpec::LogisticRegression { c: Some(1.0) }),
+                spec("logistic-c100", 0, None, ModelSpec::LogisticRegression { c: Some(100.0) }),
+                spec("gaussian-nb", 0, None, ModelSpec::GaussianNb { var_smoothing: 1e-9 }),
+            ]
+        };
+        s.extend([
+            spec("stump", 0, None, tree(Some(1), 1)),
+            spec("tree-3", 0, None, tree(Some(3), 1)),
+            spec("tree-6", 0, None, tree(Some(6), 1)),
+            spec("tree-leaf-5", 0, None, tree(None, 5)),
+        ]);
+        if rows <= KNN_MAX_ROWS {
+            s.extend([
+                spec("knn-1", 0, None, knn(1, false)),
+                spec("knn-5", 0, None, knn(5, false)),
+                spec("knn-15", 0, None, knn(15, false)),
+                spec("knn-31-distance", 0, None, knn(31, true)),
+            ]);
+        }
+        s.extend([
+            spec("forest-10", 1, None, forest(10, None, 1)),
+            spec("forest-30", 2, None, forest(30, None, 1)),
+            spec("forest-100", 3, None, forest(100, None, 1)),
+            spec("forest-100-depth-4", 4, None, forest(100, Some(4), 1)),
+            spec("forest-100-leaf-5", 5, None, forest(100, None, 5)),
+        ]);
+        if rows <= SVM_MAX_ROWS {
+            let c = if values { 10.0 } else { 1.0 };
+            s.push(spec("svm-rbf", 6, None, ModelSpec::Svm { c, kernel: Kernel::Rbf { gamma: None } }));
+            if !values {
+                s.push(spec("svm-linear", 7, None, ModelSpec::Svm { c, kernel: Kernel::Linear }));
+            }
+        }
+        s
+    }
+
+    /// Runs every spec on `env` (in parallel, results in panel order) and
+    /// grades each with `grader`.
+    pub fn run(&self, env: &Environment, grader: &dyn Grader) -> PanelReport {
+        let train_rows = env.train.n_rows();
+        let mut fit_env;
+        let env_used = match self.max_train_rows {
+            Some(cap) if train_rows > cap => {
+                let mut rng = rng_for(0, "panel-subsample");
+                let mut rows: Vec<usize> = rand::seq::index::sample(&mut rng, train_rows, cap).into_vec();
+                rows.sort_unstable();
+                fit_env = env.clone();
+                fit_env.train = env.train.take(&rows).unwrap_or_else(|_| env.train.clone());
+                &fit_env
+            }
+            _ => env,
+        };
+        let specs = self.specs(env.task(), env_used.train.n_rows());
+        let entries: Vec<PanelEntry> = specs
+            .par_iter()
+            .map(|spec| {
+                let start = Instant::now();
+                let outcome = PipelineExecutor.run(spec, &env_used.public_view());
+                let (score, error) = match outcome {
+                    Ok(run) => {
+                        let report = grader.grade(&env.grading_task(), &run.submission);
+                        (report.score, report.error)
+                    }
+                    Err(e) => (None, Some(e.to_string())),
+                };
+                PanelEntry { name: spec.name.clone(), score, error, micros: start.elapsed().as_micros() as u64 }
+            })
+            .collect();
+        let direction = env.task().direction;
+        let mut ranked: Vec<&PanelEntry> = entries.iter().filter(|e| e.score.is_some()).collect();
+        ranked.sort_by(|a, b| {
+            let (x, y) = (a.score.unwrap_or(f64::NAN), b.score.unwrap_or(f64::NAN));
+            if direction.better(x, y) {
+                std::cmp::Ordering::Less
+            } else if direction.better(y, x) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
+        let leaderboard = Leaderboard {
+            entries: ranked
+                .iter()
+                .map(|e| LeaderboardEntry { name: e.name.clone(), score: e.score.unwrap_or(f64::NAN) })
+                .collect(),
+        };
+        PanelReport {
+            version: PANEL_VERSION,
+            entries,
+            leaderboard,
+            train_rows_used: env_used.train.n_rows(),
+            train_rows,
+        }
+    }
+}
+
+impl BaselinePanel for Panel {
+    fn version(&self) -> &str {
+        PANEL_VERSION
+    }
+
+    fn leaderboard(&self, env: &Environment, grader: &dyn Grader) -> sandmle_core::Result<Leaderboard> {
+        let report = self.run(env, grader);
+        if report.leaderboard.entries.is_empty() {
+            return Err(sandmle_core::Error::InvalidEnvironment {
+                reason: "no baseline of the panel produced a valid submission".into(),
+            });
+        }
+        Ok(report.leaderboard)
+    }
+}
