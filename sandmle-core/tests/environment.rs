@@ -86,9 +86,11 @@ fn existing_destination_needs_overwrite() {
     let mut env = tiny_environment();
     env.write(&dir, &WriteOptions::default()).unwrap();
     assert!(matches!(env.write(&dir, &WriteOptions::default()), Err(Error::AlreadyExists { .. })));
+    std::fs::write(dir.join("SOURCE.md"), "where it came from").unwrap();
     env.description = "# Changed\n".into();
     env.write(&dir, &WriteOptions { overwrite: true, ..Default::default() }).unwrap();
     assert_eq!(Environment::read(&dir).unwrap().description, "# Changed\n");
+    assert_eq!(std::fs::read_to_string(dir.join("SOURCE.md")).unwrap(), "where it came from", "kept beside prepared/");
     let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names, vec![std::ffi::OsString::from("env")]);
 }

@@ -5,8 +5,11 @@
 #      (deterministic split, answers in private/);
 #   2. `sandmle import` turns each staged seed into an environment with a
 #      sha256 for every file;
-#   3. `sandmle panel --write` (once sandmle-exec is built) adds the
-#      baseline-panel leaderboard and thresholds.
+#   3. `sandmle panel --write` adds the baseline-panel leaderboard and
+#      thresholds.
+#
+# The leaderboard section of each SOURCE.md is written by hand from the
+# panel's output.
 #
 # Needs Python with the packages listed in prepare_seeds.py. Development
 # only: the project reads the committed seeds and never the network.
@@ -22,8 +25,6 @@ for dir in "$staging"/*/; do
   "$sandmle" import --competition "$dir" --task "$dir/task.json" --answers answers.csv \
     --gzip-over 1000000 --overwrite --out "$out"
   cp "$dir/SOURCE.md" "$out/SOURCE.md"
-  if "$sandmle" help panel >/dev/null 2>&1; then
-    "$sandmle" panel --env "$out" --write
-  fi
+  "$sandmle" panel --env "$out" --write >/dev/null
 done
 du -sh "$root/examples/seeds"

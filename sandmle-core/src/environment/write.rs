@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 pub struct WriteOptions {
     /// Replace an existing directory at the destination (atomically: the old
     /// one is moved aside, the new one renamed in, the old one removed).
+    /// Files beside `prepared/` in the old directory are kept.
     pub overwrite: bool,
     /// Gzip a table whose CSV is larger than this many bytes (`None`: never).
     pub gzip_over_bytes: Option<usize>,
@@ -97,6 +98,7 @@ impl Environment {
             write_synced(&path, bytes)?;
         }
         if dir.exists() {
+            carry_over_extra_files(dir, tmp.path())?;
             let old = tempfile::Builder::new()
                 .prefix(".sandmle-replaced-")
                 .tempdir_in(&parent)
@@ -126,6 +128,20 @@ impl Environment {
         self.write(&dir, options)?;
         Ok(dir)
     }
+}
+
+/// Moves what the old directory holds besides `prepared/` (a README, a
+/// SOURCE.md, ...) into the new one, so that replacing an environment keeps
+/// the files kept beside it.
+fn carry_over_extra_files(old: &Path, new: &Path) -> Result<()> {
+    for entry in std::fs::read_dir(old).map_err(|e| Error::io(old, e))? {
+        let entry = entry.map_err(|e| Error::io(old, e))?;
+        if entry.file_name() != "prepared" {
+            let to = new.join(entry.file_name());
+            std::fs::rename(entry.path(), &to).map_err(|e| Error::io(entry.path(), e))?;
+        }
+    }
+    Ok(())
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
