@@ -1,28 +1,132 @@
-//! Quickstart: a real seed task through the environment format.
+//! Quickstart: the core of SandMLE, offline, on every bundled real seed.
 //!
-//! Loads the bundled `wine` seed, writes it as an environment under
-//! `target/sandmle/quickstart/`, reads it back (checking every file's
-//! sha256), grades the sample submission and prints a short summary.
+//! For each seed: shrink it to a micro environment and synthesize a few
+//! new ones from its DNA; run the baseline panel on each, derive the medal
+//! thresholds, run the verification gates; compare the panel's ranking on
+//! the micro environment with its ranking on the full seed (Kendall's tau);
+//! and time one pipeline step — a linear model, which scales to the full
+//! seed — on the micro environment and on the full seed. Environments are
+//! written under `target/sandmle/quickstart/`.
 //!
 //! Run with `cargo run --release --example quickstart`.
 
-use sandmle_core::{Environment, Grader, WriteOptions};
-use sandmle_examples::load_seed;
-use sandmle_metrics::StandardGrader;
+use sandmle_core::{Environment, Grader, SubmissionForm, WriteOptions};
+use sandmle_examples::{Composition, load_seed, seed_names};
+use sandmle_exec::{PipelineExecutor, PipelineSpec};
+use sandmle_synth::{StratifiedShrinker, extract_dna, funnel, kendall_tau};
 use std::path::PathBuf;
+use std::time::Instant;
+
+/// Candidates synthesized per seed.
+const SYNTHESIZED: usize = 3;
+
+/// A linear pipeline: logistic regression for classes, ridge for values.
+fn linear_spec(env: &Environment) -> PipelineSpec {
+    let model = if env.task().submission_form() == SubmissionForm::Value {
+        serde_json::json!({"type": "ridge", "alpha": 1.0})
+    } else {
+        serde_json::json!({"type": "logistic_regression", "c": 1.0})
+    };
+    let spec = serde_json::json!({
+        "name": "linear",
+        "steps": [
+            {"op": "impute", "strategy": "median"},
+            {"op": "encode", "method": "one_hot", "max_levels": 20},
+            {"op": "text", "n_features": 256, "tfidf": true},
+            {"op": "scale", "method": "standard"}
+        ],
+        "model": model,
+        "clip_to_target_range": true
+    });
+    PipelineSpec::from_json(&spec).unwrap_or_else(|_| PipelineSpec::default_forest())
+}
+
+/// Milliseconds of one pipeline step (preprocess, fit, predict).
+fn step_ms(env: &Environment) -> Option<f64> {
+    let run = PipelineExecutor.run(&linear_spec(env), &env.public_view()).ok()?;
+    let t = &run.timings;
+    Some((t.get("preprocess")? + t.get("fit")? + t.get("predict")?) as f64 / 1000.0)
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let started = Instant::now();
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/sandmle/quickstart");
-    let seed = load_seed("wine")?;
-    let dir = seed.write_into(&out, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
-    let env = Environment::read(&dir)?;
-    let report = StandardGrader.grade(&env.grading_task(), &env.sample_submission);
-    let task = env.task();
-    println!("environment   {}", dir.display());
-    println!("task          {} ({:?}, {:?})", task.id, task.kind, task.modality);
-    println!("train / test  {} / {} rows, {} columns", env.train.n_rows(), env.test.n_rows(), env.train.n_cols());
-    println!("metric        {} ({:?})", task.metric.name, task.direction);
-    println!("files         {} verified by sha256", env.grading.files.len() + 1);
-    println!("sample score  {}", report.score.map_or("-".into(), |s| format!("{s:.5}")));
+    let write = WriteOptions { overwrite: true, ..WriteOptions::default() };
+    let c = Composition::new();
+    let generator = c.generator();
+    println!(
+        "{:<14} {:<30} {:<10} {:>9} {:>5} {:>29} {:<28} {:>17} {:>6}",
+        "seed",
+        "environment",
+        "kind",
+        "train/test",
+        "gates",
+        "gold / silver / bronze / median",
+        "best baseline (medal)",
+        "step ms micro/full",
+        "tau"
+    );
+    let (mut kept_total, mut candidates_total) = (0, 0);
+    for name in seed_names()? {
+        let seed = load_seed(&name)?;
+        let full_ms = step_ms(&seed);
+        let mut envs: Vec<(String, Environment, Option<f64>)> = Vec::new();
+        match StratifiedShrinker::default().shrink_env(&seed, 1) {
+            Ok(mut micro) => {
+                let lb = c.verifier.leaderboard(&micro)?;
+                micro.grading.thresholds = Some(c.grader.thresholds(&lb)?);
+                let tau = seed.leaderboard.as_ref().and_then(|full| kendall_tau(full, &lb));
+                micro.leaderboard = Some(lb);
+                envs.push(("shrunk".into(), micro, tau));
+            }
+            Err(e) => println!("{name:<14} shrink: {e}"),
+        }
+        let dna = extract_dna(&seed)?;
+        let candidates = generator.run(&dna, &seed.task().id, SYNTHESIZED, 1);
+        let f = funnel(&candidates);
+        kept_total += f.kept;
+        candidates_total += f.candidates;
+        for cand in candidates.into_iter().filter(|c| c.kept()) {
+            if let Some(env) = cand.env {
+                envs.push(("synth".into(), env, None));
+            }
+        }
+        for (origin, env, tau) in &envs {
+            let gates = c.verifier.run(env)?;
+            let passed = gates.iter().filter(|g| g.passed).count();
+            env.write_into(&out, &write)?;
+            let t = env.grading.thresholds.as_ref();
+            let thresholds = t
+                .map_or("-".into(), |t| format!("{:.3} / {:.3} / {:.3} / {:.3}", t.gold, t.silver, t.bronze, t.median));
+            let best = env.leaderboard.as_ref().and_then(|lb| lb.entries.first()).map_or("-".into(), |e| {
+                let r = sandmle_metrics::report_for_score(e.score, env.task().direction, t, env.leaderboard.as_ref());
+                format!("{} {:.3} ({})", e.name, e.score, r.medal().map_or("none", |m| m.as_str()))
+            });
+            let micro_ms = step_ms(env);
+            let timing = match (micro_ms, full_ms) {
+                (Some(m), Some(f)) if *origin == "shrunk" => format!("{m:.1}/{f:.0}"),
+                (Some(m), _) => format!("{m:.1}/-"),
+                _ => "-".into(),
+            };
+            let id = env.id();
+            println!(
+                "{:<14} {:<30} {:<10} {:>9} {:>5} {:>29} {:<28} {:>17} {:>6}",
+                if *origin == "shrunk" { name.as_str() } else { "  (synth)" },
+                &id[..id.len().min(30)],
+                format!("{:?}", env.task().kind).replace("Classification", "").to_lowercase(),
+                format!("{}/{}", env.train.n_rows(), env.test.n_rows()),
+                format!("{passed}/{}", gates.len()),
+                thresholds,
+                best,
+                timing,
+                tau.map_or("-".into(), |t| format!("{t:.2}")),
+            );
+        }
+    }
+    println!(
+        "\n{candidates_total} candidates synthesized, {kept_total} kept; environments in {}; {:.1} s in all",
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }

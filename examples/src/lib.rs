@@ -11,8 +11,64 @@
 //! ```
 #![forbid(unsafe_code)]
 
-use sandmle_core::{Environment, Result};
+use sandmle_core::{BaselinePanel, Environment, Grader, Result};
+use sandmle_exec::Panel;
+use sandmle_metrics::StandardGrader;
+use sandmle_synth::{DnaSynthesizer, GateVerifier, Generator};
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The concrete crates composed behind core's traits: the standard grader,
+/// the baseline panel, the gate verifier and the generator.
+#[derive(Clone)]
+pub struct Composition {
+    /// Grades submissions (sandmle-metrics).
+    pub grader: Arc<dyn Grader>,
+    /// Ranks baselines (sandmle-exec).
+    pub panel: Arc<dyn BaselinePanel>,
+    /// Checks environments (sandmle-synth), with the panel and grader above.
+    pub verifier: GateVerifier,
+}
+
+impl Composition {
+    /// The default composition.
+    pub fn new() -> Self {
+        let grader: Arc<dyn Grader> = Arc::new(StandardGrader);
+        let panel: Arc<dyn BaselinePanel> = Arc::new(Panel::default());
+        let verifier = GateVerifier::new(Arc::clone(&panel), Arc::clone(&grader));
+        Composition { grader, panel, verifier }
+    }
+
+    /// A generator synthesizing with the default [`DnaSynthesizer`].
+    pub fn generator(&self) -> Generator {
+        Generator { synthesizer: Arc::new(DnaSynthesizer::default()), verifier: self.verifier.clone() }
+    }
+
+    /// The panel's version.
+    pub fn panel_version(&self) -> &str {
+        self.panel.version()
+    }
+}
+
+impl Default for Composition {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A short JSON summary of an environment.
+pub fn env_summary(env: &Environment) -> serde_json::Value {
+    let task = env.task();
+    serde_json::json!({
+        "id": env.id(),
+        "task": task.id,
+        "kind": task.kind,
+        "metric": task.metric.name,
+        "train_rows": env.train.n_rows(),
+        "test_rows": env.test.n_rows(),
+        "thresholds": env.grading.thresholds,
+    })
+}
 
 /// The folder of bundled seed environments (`examples/seeds/`).
 pub fn seeds_dir() -> PathBuf {

@@ -25,7 +25,14 @@ fn run_a_pipeline_spec_and_grade_it() {
     .unwrap();
     let out_csv = dir.path().join("submission.csv");
     let out = sandmle(&[
-        "run", "--env", &seed("breast_cancer"), "--pipeline", spec.to_str().unwrap(), "--out", out_csv.to_str().unwrap(), "--json",
+        "run",
+        "--env",
+        &seed("breast_cancer"),
+        "--pipeline",
+        spec.to_str().unwrap(),
+        "--out",
+        out_csv.to_str().unwrap(),
+        "--json",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out);
@@ -45,8 +52,16 @@ fn run_a_program_in_the_process_executor() {
     let code = tempfile::tempdir().unwrap();
     std::fs::write(code.path().join("main.sh"), "cp sample_submission.csv submission.csv\n").unwrap();
     let out = sandmle(&[
-        "run", "--env", &seed("wine"), "--command", "sh main.sh", "--code-dir", code.path().to_str().unwrap(), "--timeout",
-        "30", "--json",
+        "run",
+        "--env",
+        &seed("wine"),
+        "--command",
+        "sh main.sh",
+        "--code-dir",
+        code.path().to_str().unwrap(),
+        "--timeout",
+        "30",
+        "--json",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out);
@@ -56,7 +71,15 @@ fn run_a_program_in_the_process_executor() {
     assert!((v["grade"]["score"].as_f64().unwrap() - expected).abs() < 1e-9, "uniform over 3 classes: ln 3");
     // A program that writes nothing: exit 1 with the reason.
     std::fs::write(code.path().join("main.sh"), "true\n").unwrap();
-    let out = sandmle(&["run", "--env", &seed("wine"), "--command", "sh main.sh", "--code-dir", code.path().to_str().unwrap()]);
+    let out = sandmle(&[
+        "run",
+        "--env",
+        &seed("wine"),
+        "--command",
+        "sh main.sh",
+        "--code-dir",
+        code.path().to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -67,5 +90,8 @@ fn panel_prints_a_leaderboard() {
     let v = json(&out);
     let lb = v["panel"]["leaderboard"]["entries"].as_array().unwrap();
     assert!(lb.len() >= 20);
-    assert!(v["thresholds"]["gold"].as_f64().unwrap() < v["thresholds"]["median"].as_f64().unwrap(), "log loss: lower is better");
+    assert!(
+        v["thresholds"]["gold"].as_f64().unwrap() < v["thresholds"]["median"].as_f64().unwrap(),
+        "log loss: lower is better"
+    );
 }

@@ -211,8 +211,28 @@ pub enum ModelSpec {
         #[serde(default = "one_usize")]
         min_samples_leaf: usize,
     },
-    /// A random forest; class probabilities are the trees' vote shares.
+    /// smartcore's random forest; class probabilities are the trees' vote
+    /// shares.
     RandomForest {
+        /// Number of trees (default 100).
+        #[serde(default = "hundred")]
+        n_trees: usize,
+        /// Maximum depth in splits; `null` for none.
+        #[serde(default)]
+        max_depth: Option<u16>,
+        /// Minimum rows in a leaf (default 1).
+        #[serde(default = "one_usize")]
+        min_samples_leaf: usize,
+        /// Features tried per split (default: the square root of the
+        /// feature count for classes, a third for regression).
+        #[serde(default)]
+        max_features: Option<usize>,
+    },
+    /// The histogram forest (this crate's own learner): trees grown on
+    /// features cut into at most 255 bins; class probabilities are the mean
+    /// of the trees' leaf class frequencies, as in scikit-learn. Much faster
+    /// than smartcore's forest on both micro and full-size tables.
+    HistForest {
         /// Number of trees (default 100).
         #[serde(default = "hundred")]
         n_trees: usize,
@@ -298,6 +318,7 @@ impl ModelSpec {
             ModelSpec::ElasticNet { .. } => "elastic_net",
             ModelSpec::DecisionTree { .. } => "decision_tree",
             ModelSpec::RandomForest { .. } => "random_forest",
+            ModelSpec::HistForest { .. } => "hist_forest",
             ModelSpec::Knn { .. } => "knn",
             ModelSpec::GaussianNb { .. } => "gaussian_nb",
             ModelSpec::MultinomialNb { .. } => "multinomial_nb",
@@ -308,7 +329,7 @@ impl ModelSpec {
 
 impl PipelineSpec {
     /// The default pipeline: median imputation, one-hot encoding, hashed
-    /// text, standard scaling and a 100-tree random forest.
+    /// text, standard scaling and a 100-tree histogram forest.
     pub fn default_forest() -> Self {
         PipelineSpec {
             name: "default-forest-100".into(),
@@ -319,7 +340,7 @@ impl PipelineSpec {
                 Step::Text { n_features: None, ngram_max: None, tfidf: false },
                 Step::Scale { method: ScaleMethod::Standard },
             ],
-            model: ModelSpec::RandomForest { n_trees: 100, max_depth: None, min_samples_leaf: 1, max_features: None },
+            model: ModelSpec::HistForest { n_trees: 100, max_depth: None, min_samples_leaf: 1, max_features: None },
             clip_to_target_range: false,
         }
     }

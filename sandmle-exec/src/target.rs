@@ -1,7 +1,7 @@
 //! Training targets: class labels or values, read from `train.csv`.
 
 use crate::error::{Error, Result};
-use sandmle_core::{Column, format_f64};
+use sandmle_core::{Column, format_label};
 
 /// A class label as found in the training target.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,8 +14,7 @@ impl Label {
     /// The label as text: whole numbers without a decimal point.
     pub fn text(&self) -> String {
         match self {
-            Label::Num(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", *x as i64),
-            Label::Num(x) => format_f64(*x),
+            Label::Num(x) => format_label(*x),
             Label::Str(s) => s.clone(),
         }
     }

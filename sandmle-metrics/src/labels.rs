@@ -2,7 +2,7 @@
 //! does, and encoding truth and prediction over their sorted union.
 
 use crate::error::{Error, Result};
-use sandmle_core::{Column, format_f64};
+use sandmle_core::{Column, format_label};
 
 /// A column of class labels: numbers or strings.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,7 +82,7 @@ impl Labels {
     /// The label of row `i` as text (whole numbers without a decimal point).
     pub fn text(&self, i: usize) -> String {
         match self {
-            Labels::Num(v) => label_text(v[i]),
+            Labels::Num(v) => format_label(v[i]),
             Labels::Str(v) => v[i].clone(),
         }
     }
@@ -102,11 +102,6 @@ impl Labels {
         }
         Ok(())
     }
-}
-
-/// A number as a label: `3` rather than `3.0`.
-pub(crate) fn label_text(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format_f64(x) }
 }
 
 /// The classes of a label column when there are at most two: each row's
@@ -132,7 +127,7 @@ pub(crate) fn binary_classes(labels: &Labels, side: &'static str) -> Result<Opti
             }
             distinct.sort_by(f64::total_cmp);
             let second = distinct.get(1).copied();
-            (v.iter().map(|&x| Some(x + 0.0) == second).collect(), distinct.iter().map(|&x| label_text(x)).collect())
+            (v.iter().map(|&x| Some(x + 0.0) == second).collect(), distinct.iter().map(|&x| format_label(x)).collect())
         }
         Labels::Str(v) => {
             let mut distinct: Vec<&str> = Vec::with_capacity(3);
@@ -197,7 +192,7 @@ pub(crate) fn encode(truth: &Labels, pred: &Labels) -> Result<Encoded> {
                 truth: t.iter().map(|&x| index(x)).collect(),
                 pred: p.iter().map(|&x| index(x)).collect(),
                 n_classes: union.len(),
-                names: union.iter().map(|&x| label_text(x)).collect(),
+                names: union.iter().map(|&x| format_label(x)).collect(),
             })
         }
         (Labels::Str(t), Labels::Str(p)) => {

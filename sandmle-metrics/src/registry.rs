@@ -4,9 +4,9 @@
 
 use crate::classification::{self as cls, Average};
 use crate::error::{Error, Result};
-use crate::labels::{Labels, label_text};
+use crate::labels::Labels;
 use crate::{auc, logloss, map_at_k, regression as reg};
-use sandmle_core::{Column, Direction, MetricSpec, Table};
+use sandmle_core::{Column, Direction, MetricSpec, Table, format_label};
 
 /// What a metric reads from each side, which also decides how a grader
 /// validates submissions for it.
@@ -250,7 +250,7 @@ fn numbers(c: &Column, side: &'static str) -> Result<Vec<f64>> {
 /// as empty).
 fn strings(c: &Column) -> Vec<String> {
     match c {
-        Column::Numeric(v) => v.iter().map(|&x| if x.is_nan() { String::new() } else { label_text(x) }).collect(),
+        Column::Numeric(v) => v.iter().map(|&x| if x.is_nan() { String::new() } else { format_label(x) }).collect(),
         _ => (0..c.len()).map(|i| c.get_str(i).map(|s| s.into_owned()).unwrap_or_default()).collect(),
     }
 }

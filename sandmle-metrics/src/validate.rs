@@ -4,10 +4,9 @@
 //! first failure is returned, so a person fixes one clear problem at a time.
 
 use crate::error::{Error, Result};
-use crate::labels::label_text;
 use crate::registry::Input;
 use rustc_hash::FxHashMap;
-use sandmle_core::{Column, GradingSpec, Table};
+use sandmle_core::{Column, GradingSpec, Table, format_label};
 use std::borrow::Cow;
 
 /// Truth and prediction holding the prediction columns, rows aligned by id
@@ -23,7 +22,7 @@ pub struct Aligned {
 /// The ids of a column as text (whole numbers without `.0`).
 fn ids(c: &Column) -> Vec<Option<Cow<'_, str>>> {
     match c {
-        Column::Numeric(v) => v.iter().map(|&x| (!x.is_nan()).then(|| Cow::Owned(label_text(x)))).collect(),
+        Column::Numeric(v) => v.iter().map(|&x| (!x.is_nan()).then(|| Cow::Owned(format_label(x)))).collect(),
         _ => (0..c.len()).map(|i| c.get_str(i)).collect(),
     }
 }

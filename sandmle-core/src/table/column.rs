@@ -248,6 +248,12 @@ pub fn format_f64(x: f64) -> String {
     }
 }
 
+/// Formats a number as a class label: whole numbers without a decimal
+/// point (`3`, not `3.0`), other values as [`format_f64`].
+pub fn format_label(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format_f64(x) }
+}
+
 /// Parses a number as the CSV reader does: surrounding spaces allowed,
 /// `inf`/`infinity` accepted; also `true`/`false` (any case) as 1/0.
 pub fn parse_f64_lenient(s: &str) -> Option<f64> {

@@ -7,6 +7,7 @@
 //! [`Error::ModelPanicked`].
 
 mod bayes;
+mod hist_forest;
 mod knn;
 mod linear;
 mod svm;
@@ -52,6 +53,16 @@ pub(crate) fn classify(d: &Data<'_>, spec: &ModelSpec, c: &Classes) -> Result<Ar
                 tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m };
             tree::forest_classifier(d, &y, c.k(), shape)
         }
+        ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
+            let max_features = max_features.unwrap_or_else(|| ((x.ncols() as f64).sqrt() as usize).max(1));
+            let p = hist_forest::HistParams {
+                n_trees: *n_trees,
+                max_depth: *max_depth,
+                min_samples_leaf: *min_samples_leaf,
+                max_features,
+            };
+            hist_forest::classifier(d, &c.y, c.k(), p)
+        }
         ModelSpec::Knn { k, distance_weighted } => knn::classifier(d, &y, c.k(), *k, *distance_weighted),
         ModelSpec::GaussianNb { var_smoothing } => bayes::gaussian(d, &c.y, c.k(), *var_smoothing),
         ModelSpec::MultinomialNb { alpha } => bayes::multinomial(d, &c.y, c.k(), *alpha),
@@ -81,6 +92,16 @@ pub(crate) fn regress(d: &Data<'_>, spec: &ModelSpec, y: &[f64]) -> Result<Vec<f
             let shape =
                 tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m };
             tree::forest_regressor(d, &ya, shape)?
+        }
+        ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
+            let max_features = max_features.unwrap_or_else(|| (x.ncols() / 3).max(1));
+            let p = hist_forest::HistParams {
+                n_trees: *n_trees,
+                max_depth: *max_depth,
+                min_samples_leaf: *min_samples_leaf,
+                max_features,
+            };
+            hist_forest::regressor(d, y, p)?
         }
         ModelSpec::Knn { k, distance_weighted } => knn::regressor(d, &ya, *k, *distance_weighted)?,
         ModelSpec::Svm { c, kernel } => svm::regressor(d, &ya, *c, *kernel)?,
@@ -124,6 +145,16 @@ impl Clock {
         let out = guarded(model, f);
         self.predict.set(self.predict.get() + start.elapsed());
         out
+    }
+
+    /// Adds fit time measured outside smartcore.
+    fn add_fit(&self, d: Duration) {
+        self.fit.set(self.fit.get() + d);
+    }
+
+    /// Adds prediction time measured outside smartcore.
+    fn add_predict(&self, d: Duration) {
+        self.predict.set(self.predict.get() + d);
     }
 
     /// `(fit, predict)` so far.

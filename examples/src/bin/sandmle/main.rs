@@ -4,6 +4,7 @@
 //! otherwise; errors go to stderr with a non-zero exit code: 1 for an
 //! invalid submission, 2 for bad arguments or a broken environment.
 
+mod generate;
 mod grading;
 mod import;
 mod output;
@@ -35,6 +36,12 @@ enum Command {
     Run(run::RunArgs),
     /// Run the baseline panel and print its leaderboard.
     Panel(run::PanelArgs),
+    /// Shrink a real seed to a micro environment.
+    Shrink(generate::ShrinkArgs),
+    /// Synthesize candidates from a seed's DNA; keep those passing every gate.
+    Synthesize(generate::SynthesizeArgs),
+    /// Run the verification gates on an environment.
+    Verify(generate::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +53,9 @@ fn main() -> ExitCode {
         Command::Import(a) => import::import(&a),
         Command::Run(a) => run::run(&a),
         Command::Panel(a) => run::panel(&a),
+        Command::Shrink(a) => generate::shrink(&a),
+        Command::Synthesize(a) => generate::synthesize(&a),
+        Command::Verify(a) => generate::verify(&a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,153 @@
+//! `shrink`, `synthesize` and `verify`.
+
+use crate::output::{Failure, print_json};
+use clap::Args;
+use sandmle_core::{Environment, Grader, WriteOptions};
+use sandmle_examples::{Composition, env_summary};
+use sandmle_synth::{StratifiedShrinker, extract_dna, funnel, kendall_tau};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ShrinkArgs {
+    /// The seed environment.
+    #[arg(long = "seed-env")]
+    seed_env: PathBuf,
+    /// The seed of the random choices.
+    #[arg(long)]
+    seed: u64,
+    /// Training rows of the micro task (50 to 200).
+    #[arg(long = "train-rows", default_value_t = 200)]
+    train_rows: usize,
+    /// Where to write the environment (a directory `<out>/<env-id>`).
+    #[arg(long)]
+    out: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn shrink(a: &ShrinkArgs) -> Result<ExitCode, Failure> {
+    let seed_env = Environment::read(&a.seed_env)?;
+    let c = Composition::new();
+    let shrinker = StratifiedShrinker { train_rows: a.train_rows, ..StratifiedShrinker::default() };
+    let mut env = shrinker.shrink_env(&seed_env, a.seed).map_err(|e| Failure::Usage(e.to_string()))?;
+    let leaderboard = c.verifier.leaderboard(&env)?;
+    env.grading.thresholds = Some(c.grader.thresholds(&leaderboard)?);
+    let tau = seed_env.leaderboard.as_ref().and_then(|full| kendall_tau(full, &leaderboard));
+    env.leaderboard = Some(leaderboard);
+    let gates = c.verifier.run(&env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let dir = env.write_into(&a.out, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
+    let passed = gates.iter().filter(|g| g.passed).count();
+    if a.json {
+        print_json(&json!({
+            "env": dir,
+            "summary": env_summary(&env),
+            "gates": gates,
+            "fidelity_kendall_tau": tau,
+        }));
+    } else {
+        println!("{}", dir.display());
+        println!(
+            "{} train / {} test rows; gates passed {passed}/{}",
+            env.train.n_rows(),
+            env.test.n_rows(),
+            gates.len()
+        );
+        for g in gates.iter().filter(|g| !g.passed) {
+            println!("  failed {}: {}", g.gate, g.detail);
+        }
+        match tau {
+            Some(t) => println!("fidelity: Kendall's tau {t:.3} between the panel's ranking here and on the full seed"),
+            None => println!("fidelity: the seed has no leaderboard to compare with"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct SynthesizeArgs {
+    /// The seed environment whose DNA the candidates take.
+    #[arg(long = "seed-env")]
+    seed_env: PathBuf,
+    /// Candidates to synthesize.
+    #[arg(long)]
+    count: usize,
+    /// The seed of the run.
+    #[arg(long)]
+    seed: u64,
+    /// Where to write the kept environments and `yield.json`.
+    #[arg(long)]
+    out: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn synthesize(a: &SynthesizeArgs) -> Result<ExitCode, Failure> {
+    let seed_env = Environment::read(&a.seed_env)?;
+    let dna = extract_dna(&seed_env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let c = Composition::new();
+    let start = std::time::Instant::now();
+    let candidates = c.generator().run(&dna, &seed_env.task().id, a.count, a.seed);
+    let seconds = start.elapsed().as_secs_f64();
+    std::fs::create_dir_all(&a.out).map_err(|e| Failure::Usage(format!("{}: {e}", a.out.display())))?;
+    let mut kept = Vec::new();
+    for cand in candidates.iter().filter(|c| c.kept()) {
+        if let Some(env) = &cand.env {
+            let dir = env.write_into(&a.out, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
+            kept.push(dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        }
+    }
+    let f = funnel(&candidates);
+    let yield_json = json!({
+        "seed_task": seed_env.task().id,
+        "seed": a.seed,
+        "generator": {"synth": sandmle_synth::SYNTH_VERSION, "panel": c.panel_version()},
+        "funnel": f,
+        "kept": kept,
+    });
+    let bytes = serde_json::to_vec_pretty(&yield_json).map_err(|e| Failure::Usage(e.to_string()))?;
+    sandmle_core::write_atomic(&a.out.join("yield.json"), &[bytes, b"\n".to_vec()].concat())?;
+    if a.json {
+        print_json(&json!({"yield": yield_json, "seconds": seconds}));
+    } else {
+        println!(
+            "{} candidates, {} synthesized, {} kept ({:.1} s, {:.0} per minute)",
+            f.candidates,
+            f.synthesized,
+            f.kept,
+            seconds,
+            f.candidates as f64 / seconds * 60.0
+        );
+        for (gate, n) in &f.gates {
+            println!("  through {gate:<22} {n}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The environment.
+    #[arg(long)]
+    env: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn verify(a: &VerifyArgs) -> Result<ExitCode, Failure> {
+    let env = Environment::read(&a.env)?;
+    let gates = Composition::new().verifier.run(&env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let all = gates.iter().all(|g| g.passed);
+    if a.json {
+        print_json(&json!({"passed": all, "gates": gates}));
+    } else {
+        for g in &gates {
+            println!("{} {:<22} {}", if g.passed { "pass" } else { "FAIL" }, g.gate, g.detail);
+        }
+    }
+    Ok(if all { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The default pipeline in sandmle-exec and in scikit-learn, side by side.
+
+Default pipeline: median imputation, standard scaling, a random forest of
+100 trees; load the CSV files, fit, predict, grade (ROC AUC).
+
+  micro  a 200-row, 20-feature binary task (make_classification, 5% of
+         values missing, 100 test rows), written in MLE-bench's layout and
+         imported with `sandmle import`; many repetitions.
+  full   the bundled `flights` seed at full size (261,877 training rows):
+         once, with --trees trees (default 100).
+
+Both sides run in one process each, imports excluded, one thread
+(n_jobs=1, RAYON_NUM_THREADS=1); times are medians in milliseconds.
+
+Usage, from the repository root:
+  python3 sandmle-exec/benches/compare_sklearn.py micro [--reps 21]
+  python3 sandmle-exec/benches/compare_sklearn.py full [--trees 100]
+"""
+import argparse, json, os, platform, subprocess, sys, tempfile, time
+
+import numpy as np
+import pandas as pd
+import sklearn
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.impute import SimpleImputer
+from sklearn.metrics import roc_auc_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.compose import make_column_transformer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def write_micro(dir_):
+    X, y = make_classification(n_samples=300, n_features=20, n_informative=8, random_state=20261129)
+    rng = np.random.default_rng(7)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    cols = [f"f{i}" for i in range(20)]
+    df = pd.DataFrame(X, columns=cols)
+    df.insert(0, "id", np.arange(300))
+    df["target"] = y
+    pub, priv = f"{dir_}/prepared/public", f"{dir_}/prepared/private"
+    os.makedirs(pub), os.makedirs(priv)
+    df.iloc[:200].to_csv(f"{pub}/train.csv", index=False)
+    df.iloc[200:].drop(columns="target").to_csv(f"{pub}/test.csv", index=False)
+    df.iloc[200:][["id", "target"]].to_csv(f"{priv}/answers.csv", index=False)
+    pd.DataFrame({"id": df.id[200:], "target": 0.5}).to_csv(f"{pub}/sample_submission.csv", index=False)
+    open(f"{pub}/description.md", "w").write("# micro\n")
+
+
+def python_pipeline(env, n_trees, target, id_col="id"):
+    """One run; returns phase times in ms and the AUC."""
+    t = {}
+    s = time.perf_counter()
+    pub, priv = f"{env}/prepared/public", f"{env}/prepared/private"
+    train = pd.read_csv(f"{pub}/train.csv.gz" if os.path.exists(f"{pub}/train.csv.gz") else f"{pub}/train.csv")
+    test = pd.read_csv(f"{pub}/test.csv.gz" if os.path.exists(f"{pub}/test.csv.gz") else f"{pub}/test.csv")
+    answers = pd.read_csv(f"{priv}/answers.csv")
+    t["load"] = (time.perf_counter() - s) * 1e3
+    feats = [c for c in train.columns if c not in (id_col, target)]
+    cats = [c for c in feats if train[c].dtype == object]
+    nums = [c for c in feats if c not in cats]
+    pre = make_column_transformer(
+        (make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), nums),
+        (make_pipeline(SimpleImputer(strategy="most_frequent"), OneHotEncoder(handle_unknown="ignore", max_categories=21)), cats),
+    )
+    model = make_pipeline(pre, RandomForestClassifier(n_estimators=n_trees, n_jobs=1, random_state=0))
+    s = time.perf_counter()
+    model.fit(train[feats], train[target])
+    t["fit"] = (time.perf_counter() - s) * 1e3
+    s = time.perf_counter()
+    p = model.predict_proba(test[feats])[:, 1]
+    t["predict"] = (time.perf_counter() - s) * 1e3
+    s = time.perf_counter()
+    sub = pd.DataFrame({id_col: test[id_col], target: p}).sort_values(id_col)
+    ans = answers.sort_values(id_col)
+    auc = roc_auc_score(ans[target].values, sub[target].values)
+    t["grade"] = (time.perf_counter() - s) * 1e3
+    t["total"] = sum(t.values())
+    return t, auc
+
+
+def rust_pipeline(env, spec_path, reps):
+    cmd = ["cargo", "run", "--quiet", "--release", "-p", "sandmle-exec", "--example", "pipeline_timing", "--", env, spec_path, str(reps)]
+    out = subprocess.check_output(cmd, cwd=ROOT, env={**os.environ, "RAYON_NUM_THREADS": "1"})
+    return json.loads(out)
+
+
+def spec_file(dir_, n_trees, model):
+    spec = {
+        "name": f"{model}-{n_trees}",
+        "steps": [
+            {"op": "impute", "strategy": "median"},
+            {"op": "encode", "method": "one_hot", "max_levels": 20},
+            {"op": "scale", "method": "standard"},
+        ],
+        "model": {"type": model, "n_trees": n_trees},
+    }
+    path = f"{dir_}/{model}.json"
+    json.dump(spec, open(path, "w"))
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["micro", "full"])
+    ap.add_argument("--reps", type=int, default=21)
+    ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument("--model", default="hist_forest", choices=["hist_forest", "random_forest"],
+                    help="hist_forest (this crate's learner, the default pipeline's) or random_forest (smartcore's)")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="sandmle-exec-bench-")
+    if a.mode == "micro":
+        raw = f"{tmp}/raw"
+        write_micro(raw)
+        env = f"{tmp}/env"
+        subprocess.check_call(["cargo", "run", "--quiet", "--release", "--bin", "sandmle", "--", "import", "--competition", raw,
+                               "--metric", "roc_auc", "--answers", "answers.csv", "--out", env], cwd=ROOT, stdout=subprocess.DEVNULL)
+        target, reps = "target", a.reps
+    else:
+        env, target, reps = f"{ROOT}/examples/seeds/flights", "late_arrival", 1
+    spec = spec_file(tmp, a.trees, a.model)
+    rust = rust_pipeline(env, spec, reps)
+    runs = [python_pipeline(env, a.trees, target) for _ in range(reps)]
+    py = {k: sorted(r[0][k] for r in runs)[reps // 2] for k in runs[0][0]}
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; scikit-learn {sklearn.__version__}, pandas {pd.__version__}; "
+          f"{a.mode}, {a.model} of {a.trees} trees, median of {reps}")
+    print(f"{'phase':<10}{'sandmle ms':>14}{'sklearn ms':>14}{'ratio':>9}")
+    for k in ["load", "fit", "predict", "grade", "total"]:
+        r = rust["ms"][k]
+        print(f"{k:<10}{r:>14.2f}{py[k]:>14.2f}{py[k] / r:>8.1f}x")
+    print(f"AUC: sandmle {rust['score']:.4f}, scikit-learn {runs[0][1]:.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+//! Task DNA: the Data Strategist's analysis of a seed task.
+
+use crate::error::Result;
+use crate::labelled::{label_texts, tables};
+use crate::stats::{correlation, mean, sd, shape};
+use sandmle_core::{
+    Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, Signal, Solution, TargetDna, TaskDna,
+    rng_for,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The metric family a canonical metric name belongs to.
+pub fn metric_family(metric: &str) -> &'static str {
+    match metric {
+        "roc_auc" | "mean_column_roc_auc" => "auc",
+        "average_precision" => "precision",
+        "log_loss" | "multiclass_log_loss" => "log_loss",
+        "accuracy" | "balanced_accuracy" => "accuracy",
+        "f1" | "f1_macro" | "f1_micro" | "f1_weighted" | "precision" | "recall" => "f_score",
+        "mcc" | "quadratic_weighted_kappa" => "agreement",
+        "rmse" | "mse" | "mae" | "rmsle" | "mean_column_rmsle" | "mape" => "regression_error",
+        "r2" | "pearson" | "spearman" => "correlation",
+        "map_at_k" => "ranking",
+        _ => "other",
+    }
+}
+
+/// Correlations between numeric features above this (in absolute value)
+/// are kept in the DNA.
+pub const CORRELATION_FLOOR: f64 = 0.3;
+
+/// The DNA of an environment: its structure, without names or meaning.
+/// The signal is left unset; see [`measure_signal`].
+///
+/// # Errors
+/// [`crate::Error::Core`] if a target column is missing.
+pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
+    let task = env.task();
+    let feature_names: Vec<&str> = env
+        .train
+        .names()
+        .iter()
+        .map(String::as_str)
+        .filter(|n| *n != task.id_column && !task.target_columns.iter().any(|t| t == n))
+        .collect();
+    let mut features = Vec::with_capacity(feature_names.len());
+    let mut numeric: Vec<(usize, Vec<f64>)> = Vec::new();
+    for (i, name) in feature_names.iter().enumerate() {
+        let col = env.train.column(name)?;
+        let missing_rate = col.missing_count() as f64 / col.len().max(1) as f64;
+        features.push(match col {
+            Column::Numeric(v) => {
+                numeric.push((i, v.clone()));
+                match shape(v) {
+                    Some(shape) => FeatureDna::Numeric { missing_rate, shape },
+                    None => FeatureDna::Categorical { missing_rate, cardinality: 0, shares: vec![] },
+                }
+            }
+            Column::Categorical(_) => {
+                let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+                for t in label_texts(col).into_iter().filter(|t| !t.is_empty()) {
+                    *counts.entry(t).or_insert(0) += 1;
+                }
+                let present: usize = counts.values().sum();
+                let mut shares: Vec<f64> = counts.values().map(|&c| c as f64 / present.max(1) as f64).collect();
+                shares.sort_by(|a, b| b.total_cmp(a));
+                let cardinality = shares.len();
+                shares.truncate(50);
+                FeatureDna::Categorical { missing_rate, cardinality, shares }
+            }
+            Column::Text(v) => {
+                let docs: Vec<&str> = v.iter().flatten().map(String::as_str).collect();
+                let counts: Vec<f64> = docs.iter().map(|d| d.split_whitespace().count() as f64).collect();
+                let vocab: BTreeSet<String> =
+                    docs.iter().flat_map(|d| d.split_whitespace()).map(str::to_lowercase).collect();
+                FeatureDna::Text {
+                    missing_rate,
+                    mean_tokens: mean(&counts),
+                    sd_tokens: sd(&counts),
+                    vocab_size: vocab.len(),
+                }
+            }
+        });
+    }
+    let mut correlations = Vec::new();
+    for a in 0..numeric.len() {
+        for b in a + 1..numeric.len() {
+            let r = correlation(&numeric[a].1, &numeric[b].1);
+            if r.abs() > CORRELATION_FLOOR {
+                correlations.push((numeric[a].0, numeric[b].0, r));
+            }
+        }
+    }
+    let targets = task
+        .target_columns
+        .iter()
+        .map(|t| {
+            let col = env.train.column(t)?;
+            Ok(if task.kind.is_classification() {
+                let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+                for l in label_texts(col) {
+                    *counts.entry(l).or_insert(0) += 1;
+                }
+                let n: usize = counts.values().sum();
+                // Shares in sorted label order (numeric order for numbers).
+                let mut labels: Vec<(String, usize)> = counts.into_iter().collect();
+                let numeric_labels = matches!(col, Column::Numeric(_));
+                if numeric_labels {
+                    labels.sort_by(|a, b| {
+                        a.0.parse::<f64>().unwrap_or(0.0).total_cmp(&b.0.parse::<f64>().unwrap_or(0.0))
+                    });
+                }
+                TargetDna::Classes {
+                    shares: labels.iter().map(|(_, c)| *c as f64 / n.max(1) as f64).collect(),
+                    numeric_labels,
+                }
+            } else {
+                let v = col.to_f64_lenient().unwrap_or_default();
+                let shape = shape(&v)
+                    .ok_or_else(|| crate::Error::Unsupported { reason: format!("target `{t}` has no values") })?;
+                TargetDna::Continuous { shape }
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(TaskDna {
+        modality: task.modality,
+        kind: task.kind,
+        metric: task.metric.clone(),
+        direction: task.direction,
+        metric_family: metric_family(&task.metric.name).to_owned(),
+        n_train: env.train.n_rows(),
+        n_test: env.test.n_rows(),
+        features,
+        targets,
+        n_prediction_columns: task.prediction_columns.len(),
+        correlations,
+        signal: None,
+    })
+}
+
+/// Signal strength: the mean `folds`-fold cross-validated score of
+/// `solution` on the training rows, against the constant sample
+/// submission's, graded with `grader`. The gap is positive when the
+/// solution is better.
+///
+/// # Errors
+/// When the executor cannot run the solution or a fold's submission is
+/// invalid.
+pub fn measure_signal(
+    env: &Environment,
+    executor: &dyn Executor,
+    grader: &dyn Grader,
+    solution: &Solution,
+    folds: usize,
+    seed: u64,
+) -> Result<Signal> {
+    let task = env.task();
+    let n = env.train.n_rows();
+    let folds = folds.clamp(2, n.max(2));
+    let mut rows: Vec<usize> = (0..n).collect();
+    let mut rng = rng_for(seed, "signal-folds");
+    shuffle(&mut rows, &mut rng);
+    let (mut model, mut constant) = (0.0, 0.0);
+    for f in 0..folds {
+        let held: Vec<usize> = rows.iter().copied().skip(f).step_by(folds).collect();
+        let kept: Vec<usize> =
+            rows.iter().copied().enumerate().filter(|(i, _)| i % folds != f).map(|(_, r)| r).collect();
+        let t = tables(task, env.train.take(&kept)?, env.train.take(&held)?)?;
+        let mut fold = env.clone();
+        fold.train = t.train;
+        fold.test = t.test;
+        fold.answers = t.answers;
+        fold.sample_submission = t.sample;
+        fold.grading.thresholds = None;
+        let grading = GradingTask { spec: &fold.grading, answers: &fold.answers, leaderboard: None };
+        let run = executor.execute(solution, &fold.public_view())?;
+        let score = |r: GradeReport| {
+            r.score.ok_or_else(|| crate::Error::Unsupported {
+                reason: format!("fold {f}: {}", r.error.unwrap_or_default()),
+            })
+        };
+        let sub =
+            run.submission.ok_or_else(|| crate::Error::Unsupported { reason: format!("fold {f}: no submission") })?;
+        model += score(grader.grade(&grading, &sub))?;
+        constant += score(grader.grade(&grading, &fold.sample_submission))?;
+    }
+    let (model, constant) = (model / folds as f64, constant / folds as f64);
+    let gap = if task.direction.is_lower_better() { constant - model } else { model - constant };
+    Ok(Signal { constant_score: constant, model_score: model, gap })
+}
+
+/// Fisher–Yates shuffle with the seeded generator.
+pub(crate) fn shuffle<T>(v: &mut [T], rng: &mut sandmle_core::SeedRng) {
+    use rand::RngExt;
+    for i in (1..v.len()).rev() {
+        let j = rng.random_range(0..=i);
+        v.swap(i, j);
+    }
+}

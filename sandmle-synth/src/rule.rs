@@ -1,0 +1,159 @@
+//! Hidden rules `label = f(z) + noise`: the families a synthesized task's
+//! target is drawn from, and how scores become labels.
+
+use crate::stats::{mean, quantile, sd};
+use rand::RngExt;
+use sandmle_core::SeedRng;
+use serde::Serialize;
+
+/// A rule family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// `sum b_j x_j` over a few features.
+    SparseLinear,
+    /// A sparse linear part plus products of feature pairs.
+    Interactions,
+    /// A depth-2 tree of thresholds plus a small linear part.
+    Thresholds,
+    /// Sines of features plus a small linear part.
+    Periodic,
+}
+
+/// Every family, in a fixed order.
+pub const FAMILIES: [Family; 4] = [Family::SparseLinear, Family::Interactions, Family::Thresholds, Family::Periodic];
+
+/// A rule over standardized signal features (indices into the signal
+/// matrix).
+#[derive(Debug, Clone, Serialize)]
+pub struct Rule {
+    /// The family.
+    pub family: Family,
+    /// Linear terms `(feature, weight)`.
+    pub linear: Vec<(usize, f64)>,
+    /// Products `(a, b, weight)`.
+    pub pairs: Vec<(usize, usize, f64)>,
+    /// A depth-2 tree of thresholds, if the family has one.
+    pub tree: Option<Tree>,
+    /// Sines `(feature, frequency, weight)`.
+    pub sines: Vec<(usize, f64, f64)>,
+}
+
+/// A depth-2 tree of thresholds.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Tree {
+    /// `(feature, cut)` at the root, then at its left and right children.
+    pub nodes: [(usize, f64); 3],
+    /// Leaf values: left-left, left-right, right-left, right-right.
+    pub leaves: [f64; 4],
+}
+
+fn signed(rng: &mut SeedRng, lo: f64, hi: f64) -> f64 {
+    let w = rng.random_range(lo..hi);
+    if rng.random::<bool>() { w } else { -w }
+}
+
+fn pick(rng: &mut SeedRng, n: usize, k: usize) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..n).collect();
+    for i in 0..k.min(n) {
+        let j = rng.random_range(i..n);
+        idx.swap(i, j);
+    }
+    idx.truncate(k.min(n));
+    idx
+}
+
+impl Rule {
+    /// Draws a rule of `family` over `n` signal features.
+    pub fn draw(family: Family, n: usize, rng: &mut SeedRng) -> Rule {
+        let mut rule = Rule { family, linear: vec![], pairs: vec![], tree: None, sines: vec![] };
+        if n == 0 {
+            return rule;
+        }
+        let main = pick(rng, n, 5);
+        let small = |rng: &mut SeedRng| signed(rng, 0.2, 0.5);
+        match family {
+            Family::SparseLinear => rule.linear = main.iter().map(|&j| (j, signed(rng, 0.5, 1.5))).collect(),
+            Family::Interactions => {
+                rule.linear = main.iter().take(3).map(|&j| (j, signed(rng, 0.5, 1.0))).collect();
+                let p = pick(rng, n, 4);
+                rule.pairs =
+                    p.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0], c[1], signed(rng, 0.7, 1.5))).collect();
+            }
+            Family::Thresholds => {
+                let f = pick(rng, n, 3);
+                let node = |rng: &mut SeedRng, i: usize| (f[i.min(f.len() - 1)], rng.random_range(-0.6..0.6));
+                let nodes = [node(rng, 0), node(rng, 1), node(rng, 2)];
+                let leaves =
+                    [signed(rng, 0.5, 1.5), signed(rng, 0.5, 1.5), signed(rng, 0.5, 1.5), signed(rng, 0.5, 1.5)];
+                rule.tree = Some(Tree { nodes, leaves });
+                rule.linear = main.iter().take(2).map(|&j| (j, small(rng))).collect();
+            }
+            Family::Periodic => {
+                rule.sines =
+                    main.iter().take(2).map(|&j| (j, rng.random_range(1.5..3.0), signed(rng, 0.8, 1.5))).collect();
+                rule.linear = main.iter().skip(2).take(2).map(|&j| (j, small(rng))).collect();
+            }
+        }
+        rule
+    }
+
+    /// `f(x)` of one row of the signal matrix (feature-major).
+    pub fn score(&self, x: &[Vec<f64>], row: usize) -> f64 {
+        let v = |j: usize| x[j][row];
+        let mut s: f64 = self.linear.iter().map(|&(j, w)| w * v(j)).sum();
+        s += self.pairs.iter().map(|&(a, b, w)| w * v(a) * v(b)).sum::<f64>();
+        s += self.sines.iter().map(|&(j, f, w)| w * (f * v(j)).sin()).sum::<f64>();
+        if let Some(t) = &self.tree {
+            let left = v(t.nodes[0].0) <= t.nodes[0].1;
+            let (child, base) = if left { (t.nodes[1], 0) } else { (t.nodes[2], 2) };
+            s += t.leaves[base + usize::from(v(child.0) > child.1)];
+        }
+        s
+    }
+
+    /// Scores of all rows, standardized to mean 0 and sd 1 (0 if constant).
+    pub fn scores(&self, x: &[Vec<f64>], rows: usize) -> Vec<f64> {
+        let s: Vec<f64> = (0..rows).map(|r| self.score(x, r)).collect();
+        let (m, d) = (mean(&s), sd(&s));
+        s.iter().map(|v| if d > 0.0 { (v - m) / d } else { 0.0 }).collect()
+    }
+}
+
+/// Binary labels: 1 for the rows whose noisy score is in the top `share`.
+pub fn binary_labels(noisy: &[f64], share: f64) -> (Vec<usize>, f64) {
+    let mut sorted = noisy.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cut = quantile(&sorted, 1.0 - share.clamp(0.01, 0.99));
+    (noisy.iter().map(|&s| usize::from(s > cut)).collect(), cut)
+}
+
+/// Multi-class labels: the argmax of per-class noisy scores plus offsets
+/// fitted so that the class shares match `shares`.
+pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Vec<f64>) {
+    let k = scores.len();
+    let n = scores.first().map_or(0, Vec::len);
+    let mut offsets = vec![0.0; k];
+    let assign = |offsets: &[f64]| -> Vec<usize> {
+        (0..n)
+            .map(|r| {
+                (0..k).fold(
+                    0,
+                    |best, c| if scores[c][r] + offsets[c] > scores[best][r] + offsets[best] { c } else { best },
+                )
+            })
+            .collect()
+    };
+    for _ in 0..200 {
+        let labels = assign(&offsets);
+        let mut counts = vec![0.0; k];
+        for &l in &labels {
+            counts[l] += 1.0;
+        }
+        for c in 0..k {
+            let have = (counts[c] + 0.5) / (n as f64 + 0.5 * k as f64);
+            offsets[c] += 0.5 * (shares[c].max(1e-3) / have).ln();
+        }
+    }
+    (assign(&offsets), offsets)
+}

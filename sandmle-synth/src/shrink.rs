@@ -1,0 +1,308 @@
+//! [`StratifiedShrinker`]: a real seed task cut down to a micro task.
+//!
+//! Rows are drawn from the seed's labelled training rows only (the seed's
+//! own test answers stay unused). The sizes:
+//!
+//! - **train**: `train_rows` (50 to 200; default 200), or half the seed's
+//!   rows (at least 50) when the seed has fewer than twice that;
+//! - **test**: for classes, enough rows for the rarest class to show about
+//!   20 times — `clamp(ceil(20 / p_min), 100, 1000)` where `p_min` is the
+//!   smallest class share — so that AUC and log loss are stable; for values,
+//!   100 rows; never more than the rows left after training
+//!   ([`crate::test_rows_for`]).
+//!
+//! Sampling is stratified: on the classes of the (first) target, or on its
+//! deciles for values. Each stratum gets its share of both splits by the
+//! largest-remainder method, and every class with at least `min_per_class`
+//! seed rows gets at least one row in each split. The sample is then
+//! checked: each feature's missing rate within
+//! `max(0.05, 3 sqrt(p (1 - p) / n))` of the seed's, and every category
+//! with a seed share of 5% or more present in the training rows. A sample
+//! outside tolerance is drawn again from the next stream (up to
+//! `max_attempts`).
+//!
+//! Ids are re-keyed: the kept rows get a random permutation of `0..n`, so
+//! an id says nothing about the row; answers go to `private/`.
+
+use crate::describe::{Story, describe};
+use crate::dna::shuffle;
+use crate::error::{Error, Result};
+use crate::labelled::{label_texts, tables};
+use crate::sizes::test_rows_for;
+use sandmle_core::{
+    Column, Environment, GradingSpec, Provenance, SCHEMA_VERSION, Shrinker, SubmissionForm, Table, TaskSpec, rng_for,
+};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// Version of the shrinker: bumped whenever its output changes.
+pub const SHRINK_VERSION: &str = "1";
+
+/// The stratified, deterministic shrinker.
+#[derive(Debug, Clone, Copy)]
+pub struct StratifiedShrinker {
+    /// Training rows of the micro task (50 to 200).
+    pub train_rows: usize,
+    /// Classes with at least this many seed rows appear in both splits.
+    pub min_per_class: usize,
+    /// Draws to try before giving up on the tolerance checks.
+    pub max_attempts: usize,
+}
+
+impl Default for StratifiedShrinker {
+    fn default() -> Self {
+        StratifiedShrinker { train_rows: 200, min_per_class: 5, max_attempts: 20 }
+    }
+}
+
+/// The strata of the pool: class labels, or target deciles for values.
+fn strata(task: &TaskSpec, train: &Table) -> Result<Vec<usize>> {
+    let target = task.target_columns.first().ok_or_else(|| Error::Unsupported { reason: "no target column".into() })?;
+    let col = train.column(target)?;
+    if task.submission_form() == SubmissionForm::Value {
+        let v = col
+            .to_f64_lenient()
+            .ok_or_else(|| Error::Unsupported { reason: format!("target `{target}` is not numeric") })?;
+        let mut sorted: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        sorted.sort_by(f64::total_cmp);
+        let cuts: Vec<f64> = (1..10).map(|i| crate::stats::quantile(&sorted, i as f64 / 10.0)).collect();
+        Ok(v.iter().map(|x| cuts.partition_point(|c| c < x)).collect())
+    } else {
+        let labels = label_texts(col);
+        let mut names: Vec<&String> = labels.iter().collect();
+        names.sort();
+        names.dedup();
+        Ok(labels.iter().map(|l| names.binary_search(&l).unwrap_or(0)).collect())
+    }
+}
+
+/// Splits `total` over strata of sizes `sizes` in proportion, largest
+/// remainders first (ties: the earlier stratum).
+fn apportion(sizes: &[usize], total: usize) -> Vec<usize> {
+    let n: usize = sizes.iter().sum();
+    if n == 0 {
+        return vec![0; sizes.len()];
+    }
+    let exact: Vec<f64> = sizes.iter().map(|&s| s as f64 * total as f64 / n as f64).collect();
+    let mut q: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+    let mut left = total.saturating_sub(q.iter().sum());
+    for &i in order.iter().cycle().take(sizes.len() * 2) {
+        if left == 0 {
+            break;
+        }
+        if q[i] < sizes[i] {
+            q[i] += 1;
+            left -= 1;
+        }
+    }
+    q
+}
+
+impl StratifiedShrinker {
+    fn check(&self) -> Result<()> {
+        if !(50..=200).contains(&self.train_rows) {
+            return Err(Error::BadSetting { setting: "train_rows", reason: "must lie between 50 and 200".into() });
+        }
+        if self.max_attempts == 0 {
+            return Err(Error::BadSetting { setting: "max_attempts", reason: "must be at least 1".into() });
+        }
+        Ok(())
+    }
+
+    /// Training rows for a pool of `pool` rows (see the module docs).
+    fn train_rows_for(&self, pool: usize) -> usize {
+        self.train_rows.min((pool / 2).max(50))
+    }
+
+    /// Test rows for the pool ([`test_rows_for`]).
+    fn test_rows(&self, task: &TaskSpec, sizes: &[usize], pool: usize) -> usize {
+        let shares: Vec<f64> = sizes.iter().map(|&s| s as f64 / pool as f64).collect();
+        test_rows_for(task.submission_form(), &shares, pool - self.train_rows_for(pool))
+    }
+
+    /// One stratified draw: `(train rows, test rows)` as seed row indices.
+    fn draw(
+        &self,
+        strata: &[usize],
+        train_rows: usize,
+        test_rows: usize,
+        classes: bool,
+        rng: &mut sandmle_core::SeedRng,
+    ) -> (Vec<usize>, Vec<usize>) {
+        let k = strata.iter().copied().max().map_or(0, |m| m + 1);
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for (row, &s) in strata.iter().enumerate() {
+            members[s].push(row);
+        }
+        for m in members.iter_mut() {
+            shuffle(m, rng);
+        }
+        let sizes: Vec<usize> = members.iter().map(Vec::len).collect();
+        let mut train_q = apportion(&sizes, train_rows);
+        let left: Vec<usize> = sizes.iter().zip(&train_q).map(|(s, t)| s - t).collect();
+        let mut test_q = apportion(&left, test_rows);
+        if classes {
+            // Every class with enough seed rows shows in both splits, taken
+            // from the largest class.
+            for c in 0..k {
+                if sizes[c] >= self.min_per_class.max(2) {
+                    for q in [&mut train_q, &mut test_q] {
+                        if q[c] == 0 {
+                            if let Some(big) = (0..k).max_by_key(|&j| (q[j], std::cmp::Reverse(j))) {
+                                if q[big] > 1 {
+                                    q[big] -= 1;
+                                    q[c] += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let (mut train, mut test) = (Vec::new(), Vec::new());
+        for c in 0..k {
+            let take_train = train_q[c].min(sizes[c]);
+            let take_test = test_q[c].min(sizes[c] - take_train);
+            train.extend(&members[c][..take_train]);
+            test.extend(&members[c][take_train..take_train + take_test]);
+        }
+        (train, test)
+    }
+
+    /// Missing rates and common categories of the sample against the seed.
+    fn within_tolerance(&self, seed: &Table, sample: &Table, skip: &[&str]) -> std::result::Result<(), String> {
+        for (name, col) in seed.iter() {
+            if skip.contains(&name) {
+                continue;
+            }
+            let Ok(micro) = sample.column(name) else { continue };
+            let p = col.missing_count() as f64 / col.len().max(1) as f64;
+            let q = micro.missing_count() as f64 / micro.len().max(1) as f64;
+            let tol = (3.0 * (p * (1.0 - p) / micro.len().max(1) as f64).sqrt()).max(0.05);
+            if (p - q).abs() > tol {
+                return Err(format!("`{name}` missing rate {q:.3} against {p:.3} in the seed"));
+            }
+            if let Column::Categorical(_) = col {
+                let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+                for t in label_texts(col).into_iter().filter(|t| !t.is_empty()) {
+                    *counts.entry(t).or_insert(0) += 1;
+                }
+                let present: Vec<String> = label_texts(micro);
+                for (level, c) in counts {
+                    if c as f64 / col.len() as f64 >= 0.05 && !present.contains(&level) {
+                        return Err(format!("`{name}` lost its common level `{level}`"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Shrinks `seed_env` (see the module docs).
+    ///
+    /// # Errors
+    /// [`Error::BadSetting`], [`Error::TooFewRows`],
+    /// [`Error::OutOfTolerance`], [`Error::Unsupported`].
+    pub fn shrink_env(&self, seed_env: &Environment, seed: u64) -> Result<Environment> {
+        self.check()?;
+        let task = seed_env.task();
+        let pool = seed_env.train.n_rows();
+        let strata = strata(task, &seed_env.train)?;
+        let k = strata.iter().copied().max().map_or(0, |m| m + 1);
+        let sizes: Vec<usize> = (0..k).map(|c| strata.iter().filter(|&&s| s == c).count()).collect();
+        if pool < 100 {
+            return Err(Error::TooFewRows { needed: 100, available: pool });
+        }
+        let train_rows = self.train_rows_for(pool);
+        let test_rows = self.test_rows(task, &sizes, pool);
+        let classes = task.submission_form() != SubmissionForm::Value;
+        let mut skip: Vec<&str> = vec![task.id_column.as_str()];
+        skip.extend(task.target_columns.iter().map(String::as_str));
+        let mut last = String::new();
+        for attempt in 0..self.max_attempts {
+            let mut rng = rng_for(seed, &format!("shrink-{attempt}"));
+            let (train_idx, test_idx) = self.draw(&strata, train_rows, test_rows, classes, &mut rng);
+            let mut train = seed_env.train.take(&train_idx)?;
+            if let Err(why) = self.within_tolerance(&seed_env.train, &train, &skip) {
+                last = why;
+                continue;
+            }
+            let mut test = seed_env.train.take(&test_idx)?;
+            rekey(&mut train, &mut test, &task.id_column, &mut rng)?;
+            return self.assemble(seed_env, train, test, seed, attempt);
+        }
+        Err(Error::OutOfTolerance { attempts: self.max_attempts, reason: last })
+    }
+
+    fn assemble(
+        &self,
+        seed_env: &Environment,
+        train: Table,
+        test: Table,
+        seed: u64,
+        attempt: usize,
+    ) -> Result<Environment> {
+        let mut task = seed_env.task().clone();
+        task.id = format!("{}-micro", seed_env.task().id);
+        let t = tables(&task, train, test)?;
+        let story = Story {
+            title: format!("{} (micro)", seed_env.task().id),
+            row_noun: "record".into(),
+            context: format!(
+                "A micro-scale version of the `{}` task: the same columns and target on {} training rows.",
+                seed_env.task().id,
+                t.train.n_rows()
+            ),
+        };
+        let description = describe(&task, &story, &t.train, t.test.n_rows());
+        let mut provenance = Provenance::new(seed_env.task().id.clone(), "shrink", SHRINK_VERSION, seed);
+        provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
+        provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
+        provenance.details.insert("attempt".into(), json!(attempt));
+        provenance.details.insert("seed_rows".into(), json!(seed_env.train.n_rows()));
+        let env = Environment {
+            description,
+            train: t.train,
+            test: t.test,
+            sample_submission: t.sample,
+            answers: t.answers,
+            grading: GradingSpec {
+                schema_version: SCHEMA_VERSION,
+                task,
+                submission: seed_env.grading.submission.clone(),
+                thresholds: None,
+                leaderboard: None,
+                files: BTreeMap::new(),
+            },
+            leaderboard: None,
+            provenance,
+        };
+        env.validate()?;
+        Ok(env)
+    }
+}
+
+/// Gives the rows fresh ids — a random permutation of `0..n` over both
+/// splits — and sorts each split by its new ids.
+fn rekey(train: &mut Table, test: &mut Table, id: &str, rng: &mut sandmle_core::SeedRng) -> Result<()> {
+    let n = train.n_rows() + test.n_rows();
+    let mut ids: Vec<usize> = (0..n).collect();
+    shuffle(&mut ids, rng);
+    let (a, b) = ids.split_at(train.n_rows());
+    for (t, new) in [(train, a), (test, b)] {
+        let mut order: Vec<usize> = (0..new.len()).collect();
+        order.sort_by_key(|&i| new[i]);
+        *t = t.take(&order)?;
+        let sorted: Vec<Option<String>> = order.iter().map(|&i| Some(new[i].to_string())).collect();
+        t.set_column(id, Column::Text(sorted))?;
+    }
+    Ok(())
+}
+
+impl Shrinker for StratifiedShrinker {
+    fn shrink(&self, seed_env: &Environment, seed: u64) -> sandmle_core::Result<Environment> {
+        Ok(self.shrink_env(seed_env, seed)?)
+    }
+}

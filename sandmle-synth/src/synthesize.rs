@@ -1,0 +1,582 @@
+//! [`DnaSynthesizer`]: a brand-new task with a DNA's structure and a hidden
+//! rule — the Data Strategist's re-homing plus the ML Developer's data.
+//!
+//! 1. **Mutations** (when enabled), drawn from the seed: noise level,
+//!    class imbalance, missingness, feature count up or down, irrelevant
+//!    features.
+//! 2. **Domain**: column names, class names and the description's story
+//!    come from a [domain lexicon](crate::DOMAINS).
+//! 3. **Features**: numeric features are Gaussian latent factors in
+//!    correlated blocks, mapped through the DNA's quantiles (a
+//!    piecewise-linear inverse distribution function through the minimum,
+//!    the 5/25/50/75/95th percentiles and the maximum), so normal,
+//!    log-normal, heavy-tailed and bounded marginals keep their shape;
+//!    whole-number features stay whole. Categorical features keep their
+//!    cardinality and skew, their level chosen by a latent factor. Text
+//!    features are documents of the DNA's length over a generated
+//!    vocabulary, with a few words tied to a latent factor.
+//! 4. **Hidden rule**: one of the [families](crate::Family) over the
+//!    latent signals; labels are quantile cuts of the noisy score (two
+//!    classes, at the DNA's balance), the argmax of per-class scores with
+//!    offsets fitted to the DNA's shares (more classes), or the noisy score
+//!    mapped onto the DNA's target distribution (values). `difficulty`
+//!    sets the noise.
+//! 5. **Missingness**: the DNA's rates, completely at random for half the
+//!    features and value-dependent (only above the latent median) for the
+//!    others.
+//!
+//! The rule is recorded in `private/provenance.json` only.
+
+use crate::describe::{Story, describe};
+use crate::dna::shuffle;
+use crate::error::{Error, Result};
+use crate::labelled::tables;
+use crate::lexicon::{DOMAINS, Domain, names};
+use crate::rule::{FAMILIES, Family, Rule, binary_labels, multiclass_labels};
+use crate::sizes::test_rows_for;
+use crate::stats::normal_cdf;
+use rand::RngExt;
+use sandmle_core::{
+    Column, Environment, FeatureDna, GradingSpec, Modality, NumericShape, Provenance, SCHEMA_VERSION, SeedRng,
+    SubmissionForm, Synthesizer, Table, TargetDna, TaskDna, TaskKind, TaskSpec, rng_for,
+};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Version of the synthesizer: bumped whenever its output changes.
+pub const SYNTH_VERSION: &str = "1";
+
+/// The synthesizer.
+#[derive(Debug, Clone, Copy)]
+pub struct DnaSynthesizer {
+    /// Training rows (50 to 200; default 200).
+    pub train_rows: usize,
+    /// Noise of the hidden rule, 0 (none) to 1 (as strong as the signal);
+    /// default 0.5.
+    pub difficulty: f64,
+    /// Draw mutations from the seed (default true).
+    pub mutate: bool,
+}
+
+impl Default for DnaSynthesizer {
+    fn default() -> Self {
+        DnaSynthesizer { train_rows: 200, difficulty: 0.5, mutate: true }
+    }
+}
+
+/// The mutations of one candidate.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Mutations {
+    /// Factor on the rule's noise.
+    pub noise: f64,
+    /// Factor on the positive share (two classes).
+    pub imbalance: f64,
+    /// Factor on missing rates.
+    pub missingness: f64,
+    /// Features added (positive) or removed (negative).
+    pub feature_delta: i32,
+    /// Pure-noise features added.
+    pub irrelevant: usize,
+}
+
+impl Mutations {
+    fn none() -> Self {
+        Mutations { noise: 1.0, imbalance: 1.0, missingness: 1.0, feature_delta: 0, irrelevant: 0 }
+    }
+
+    fn draw(rng: &mut SeedRng) -> Self {
+        Mutations {
+            noise: [0.6, 1.0, 1.4][rng.random_range(0..3)],
+            imbalance: [0.7, 1.0, 1.0, 1.3][rng.random_range(0..4)],
+            missingness: [0.0, 1.0, 1.0, 2.0][rng.random_range(0..4)],
+            feature_delta: rng.random_range(-2..=2),
+            irrelevant: [0, 0, 1, 3][rng.random_range(0..4)],
+        }
+    }
+}
+
+fn gaussian(rng: &mut SeedRng) -> f64 {
+    // Box–Muller on two uniforms in (0, 1].
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// The inverse distribution function through a shape's quantiles.
+fn from_uniform(shape: &NumericShape, u: f64) -> f64 {
+    let q = shape.quantiles;
+    let knots =
+        [(0.0, shape.min), (0.05, q[0]), (0.25, q[1]), (0.5, q[2]), (0.75, q[3]), (0.95, q[4]), (1.0, shape.max)];
+    let i = knots.iter().position(|k| k.0 >= u).unwrap_or(knots.len() - 1).max(1);
+    let ((p0, v0), (p1, v1)) = (knots[i - 1], knots[i]);
+    let x = if p1 > p0 { v0 + (v1 - v0) * (u - p0) / (p1 - p0) } else { v1 };
+    if shape.integer { x.round() } else { x }
+}
+
+/// A feature being generated: its observed column and its latent signal.
+struct Generated {
+    name: String,
+    column: Column,
+    latent: Vec<f64>,
+    /// Part of the rule's inputs (not a pure-noise feature).
+    signal: bool,
+    missing_rate: f64,
+}
+
+impl DnaSynthesizer {
+    fn check(&self, dna: &TaskDna) -> Result<()> {
+        if !(50..=200).contains(&self.train_rows) {
+            return Err(Error::BadSetting { setting: "train_rows", reason: "must lie between 50 and 200".into() });
+        }
+        if !(0.0..=1.0).contains(&self.difficulty) {
+            return Err(Error::BadSetting { setting: "difficulty", reason: "must lie in [0, 1]".into() });
+        }
+        if dna.targets.is_empty() {
+            return Err(Error::Unsupported { reason: "the DNA has no target".into() });
+        }
+        Ok(())
+    }
+
+    /// Synthesizes one environment (see the module docs).
+    ///
+    /// # Errors
+    /// [`Error::BadSetting`], [`Error::Unsupported`], [`Error::Core`].
+    pub fn synthesize_env(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> Result<Environment> {
+        self.check(dna)?;
+        let mut rng = rng_for(seed, "synth-plan");
+        let domain = &DOMAINS[rng.random_range(0..DOMAINS.len())];
+        let family = FAMILIES[rng.random_range(0..FAMILIES.len())];
+        let m = if self.mutate { Mutations::draw(&mut rng) } else { Mutations::none() };
+        let plan = feature_plan(dna, &m, &mut rng);
+        let form = submission_form(dna);
+        let shares = match &dna.targets[0] {
+            TargetDna::Classes { shares, .. } => shares.clone(),
+            TargetDna::Continuous { .. } => vec![],
+        };
+        let n_train = self.train_rows;
+        let n_test = test_rows_for(form, &shares, usize::MAX);
+        let n = n_train + n_test;
+
+        let mut used = BTreeSet::from(["id".to_owned()]);
+        let mut feats =
+            generate_features(&plan, dna.modality, domain, n, &mut used, &mut rng_for(seed, "synth-features"));
+        let signal: Vec<Vec<f64>> = feats.iter().filter(|f| f.signal).map(|f| f.latent.clone()).collect();
+        let signal_names: Vec<String> = feats.iter().filter(|f| f.signal).map(|f| f.name.clone()).collect();
+        let labeller = Labeller {
+            dna,
+            domain,
+            family,
+            signal: &signal,
+            signal_names: &signal_names,
+            n,
+            noise_sd: self.difficulty * m.noise,
+            imbalance: m.imbalance,
+        };
+        let targets = labeller.targets(&mut used, &mut rng_for(seed, "synth-rule"))?;
+        apply_missingness(&mut feats, m.missingness, &mut rng_for(seed, "synth-missing"));
+
+        // Rows are i.i.d.: the first n_train train, the rest test; ids are a
+        // shuffled 0..n, each split sorted by id.
+        let mut ids: Vec<usize> = (0..n).collect();
+        shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
+        let mut all = Table::new();
+        all.push_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
+        for f in feats {
+            all.push_column(f.name, f.column)?;
+        }
+        for (name, col) in targets.columns {
+            all.push_column(name, col)?;
+        }
+        let split = |range: std::ops::Range<usize>| -> Result<Table> {
+            let mut rows: Vec<usize> = range.collect();
+            rows.sort_by_key(|&r| ids[r]);
+            Ok(all.take(&rows)?)
+        };
+        let (train, test) = (split(0..n_train)?, split(n_train..n)?);
+        let task = TaskSpec {
+            id: format!("{seed_task}-synth"),
+            modality: dna.modality,
+            kind: dna.kind,
+            id_column: "id".into(),
+            target_columns: targets.target_columns,
+            prediction_columns: targets.prediction_columns,
+            metric: dna.metric.clone(),
+            direction: dna.direction,
+        };
+        let t = tables(&task, train, test)?;
+        let story = Story {
+            title: format!("{} outcomes", title_case(domain.row_noun)),
+            row_noun: domain.row_noun.into(),
+            context: domain.context.into(),
+        };
+        let description = describe(&task, &story, &t.train, t.test.n_rows());
+        let mut provenance = Provenance::new(seed_task, "synth", SYNTH_VERSION, seed);
+        provenance.dna = Some(dna.clone());
+        provenance.hidden_rule = Some(targets.record);
+        provenance.details.insert("domain".into(), json!(domain.name));
+        provenance.details.insert("family".into(), json!(family));
+        provenance.details.insert("mutations".into(), json!(m));
+        provenance.details.insert("difficulty".into(), json!(self.difficulty));
+        provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
+        provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
+        let env = Environment {
+            description,
+            train: t.train,
+            test: t.test,
+            sample_submission: t.sample,
+            answers: t.answers,
+            grading: GradingSpec {
+                schema_version: SCHEMA_VERSION,
+                task,
+                submission: Default::default(),
+                thresholds: None,
+                leaderboard: None,
+                files: BTreeMap::new(),
+            },
+            leaderboard: None,
+            provenance,
+        };
+        env.validate()?;
+        Ok(env)
+    }
+}
+
+/// The generated targets and the record of their rules.
+struct Targets {
+    columns: Vec<(String, Column)>,
+    record: serde_json::Value,
+    target_columns: Vec<String>,
+    prediction_columns: Vec<String>,
+}
+
+/// What labelling needs: the DNA, the dress, the rule family, the latent
+/// signals and the noise.
+struct Labeller<'a> {
+    dna: &'a TaskDna,
+    domain: &'a Domain,
+    family: Family,
+    signal: &'a [Vec<f64>],
+    signal_names: &'a [String],
+    n: usize,
+    noise_sd: f64,
+    imbalance: f64,
+}
+
+impl Labeller<'_> {
+    /// Draws each target's rule and labels.
+    fn targets(&self, used: &mut BTreeSet<String>, rng: &mut SeedRng) -> Result<Targets> {
+        let Labeller { dna, domain, family, signal, signal_names, n, noise_sd, imbalance } = *self;
+        let base = match dna.kind {
+            TaskKind::BinaryClassification | TaskKind::MultiLabelClassification => domain.targets[0],
+            TaskKind::MulticlassClassification | TaskKind::Ranking => domain.targets[1],
+            TaskKind::Regression => domain.targets[2],
+        };
+        let target_names = names(&[base], dna.targets.len(), used);
+        let rule_record = |r: &Rule| {
+            let name = |j: usize| signal_names.get(j).cloned().unwrap_or_default();
+            json!({
+                "family": r.family,
+                "linear": r.linear.iter().map(|&(j, w)| json!([name(j), w])).collect::<Vec<_>>(),
+                "pairs": r.pairs.iter().map(|&(a, b, w)| json!([name(a), name(b), w])).collect::<Vec<_>>(),
+                "tree": r.tree.map(|t| json!({
+                    "nodes": t.nodes.iter().map(|&(j, c)| json!([name(j), c])).collect::<Vec<_>>(),
+                    "leaves": t.leaves,
+                })),
+                "sines": r.sines.iter().map(|&(j, f, w)| json!([name(j), f, w])).collect::<Vec<_>>(),
+            })
+        };
+        let mut columns = Vec::new();
+        let mut records = Vec::new();
+        let mut prediction_columns = Vec::new();
+        for (t, name) in dna.targets.iter().zip(&target_names) {
+            let noisy_scores = |rule: &Rule, rng: &mut SeedRng| -> Vec<f64> {
+                rule.scores(signal, n).into_iter().map(|s| s + noise_sd * gaussian(rng)).collect()
+            };
+            match t {
+                TargetDna::Classes { shares, numeric_labels } if shares.len() == 2 => {
+                    let rule = Rule::draw(family, signal.len(), rng);
+                    let share = (shares[1] * imbalance).clamp(0.02, 0.98);
+                    let (labels, cut) = binary_labels(&noisy_scores(&rule, rng), share);
+                    let classes = class_names(domain, 2, *numeric_labels);
+                    records.push(json!({"column": name, "rule": rule_record(&rule), "noise_sd": noise_sd, "positive_share": share, "cut": cut}));
+                    columns.push((name.clone(), label_column(&labels, &classes, *numeric_labels)));
+                    prediction_columns.push(name.clone());
+                }
+                TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 => {
+                    let k = shares.len().min(20);
+                    let rules: Vec<Rule> = (0..k).map(|_| Rule::draw(family, signal.len(), rng)).collect();
+                    let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy_scores(r, rng)).collect();
+                    let mut target_shares: Vec<f64> = shares[..k].to_vec();
+                    let total: f64 = target_shares.iter().sum();
+                    target_shares.iter_mut().for_each(|s| *s /= total);
+                    let (labels, offsets) = multiclass_labels(&scores, &target_shares);
+                    let classes = class_names(domain, k, *numeric_labels);
+                    records.push(json!({"column": name, "rules": rules.iter().map(&rule_record).collect::<Vec<_>>(), "noise_sd": noise_sd, "offsets": offsets}));
+                    columns.push((name.clone(), label_column(&labels, &classes, *numeric_labels)));
+                    if submission_form(dna) == SubmissionForm::ClassProbabilities {
+                        prediction_columns.extend(classes.iter().cloned());
+                    } else {
+                        prediction_columns.push(name.clone());
+                    }
+                }
+                TargetDna::Classes { .. } => {
+                    return Err(Error::Unsupported { reason: format!("target `{name}` has fewer than two classes") });
+                }
+                TargetDna::Continuous { shape } => {
+                    let rule = Rule::draw(family, signal.len(), rng);
+                    let noisy = noisy_scores(&rule, rng);
+                    // Map the noisy score's ranks onto the DNA's target
+                    // distribution: order kept, marginal matched.
+                    let ranks = crate::stats::ranks(&noisy);
+                    let values: Vec<f64> = ranks.iter().map(|r| from_uniform(shape, (r - 0.5) / n as f64)).collect();
+                    records.push(json!({"column": name, "rule": rule_record(&rule), "noise_sd": noise_sd, "marginal": "dna quantiles"}));
+                    columns.push((name.clone(), Column::Numeric(values)));
+                    prediction_columns.push(name.clone());
+                }
+            }
+        }
+        Ok(Targets { columns, record: json!({ "targets": records }), target_columns: target_names, prediction_columns })
+    }
+}
+
+/// The form a DNA's submissions take.
+fn submission_form(dna: &TaskDna) -> SubmissionForm {
+    TaskSpec {
+        id: String::new(),
+        modality: dna.modality,
+        kind: dna.kind,
+        id_column: String::new(),
+        target_columns: vec![],
+        prediction_columns: vec![],
+        metric: dna.metric.clone(),
+        direction: dna.direction,
+    }
+    .submission_form()
+}
+
+fn title_case(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+fn class_names(domain: &Domain, k: usize, numeric: bool) -> Vec<String> {
+    if numeric {
+        (0..k).map(|i| i.to_string()).collect()
+    } else if k <= domain.classes.len() && k > 2 {
+        domain.classes[..k].iter().map(|s| (*s).to_owned()).collect()
+    } else if k == 2 {
+        vec!["no".into(), "yes".into()]
+    } else {
+        (0..k).map(|i| format!("class_{i}")).collect()
+    }
+}
+
+fn label_column(labels: &[usize], classes: &[String], numeric: bool) -> Column {
+    if numeric {
+        Column::Numeric(labels.iter().map(|&l| l as f64).collect())
+    } else {
+        Column::Text(labels.iter().map(|&l| Some(classes[l].clone())).collect())
+    }
+}
+
+/// The features to generate: the DNA's, with the feature-count mutation
+/// applied (removing random features, or repeating random ones), then the
+/// irrelevant ones, which copy a numeric shape (or a standard normal).
+fn feature_plan(dna: &TaskDna, m: &Mutations, rng: &mut SeedRng) -> Vec<(FeatureDna, bool)> {
+    let mut plan: Vec<(FeatureDna, bool)> = dna.features.iter().cloned().map(|f| (f, true)).collect();
+    if m.feature_delta < 0 {
+        for _ in 0..m.feature_delta.unsigned_abs() {
+            if plan.len() > 1 {
+                let i = rng.random_range(0..plan.len());
+                plan.remove(i);
+            }
+        }
+    } else if !plan.is_empty() {
+        for _ in 0..m.feature_delta {
+            let i = rng.random_range(0..plan.len());
+            plan.push(plan[i].clone());
+        }
+    }
+    let noise_shape = plan
+        .iter()
+        .find_map(|(f, _)| match f {
+            FeatureDna::Numeric { shape, .. } => Some(shape.clone()),
+            _ => None,
+        })
+        .unwrap_or(NumericShape {
+            mean: 0.0,
+            sd: 1.0,
+            skew: 0.0,
+            min: -3.0,
+            max: 3.0,
+            quantiles: [-1.645, -0.674, 0.0, 0.674, 1.645],
+            integer: false,
+            distinct: 1000,
+        });
+    for _ in 0..m.irrelevant {
+        plan.push((FeatureDna::Numeric { missing_rate: 0.0, shape: noise_shape.clone() }, false));
+    }
+    plan.truncate(128);
+    plan
+}
+
+fn generate_features(
+    plan: &[(FeatureDna, bool)],
+    modality: Modality,
+    domain: &Domain,
+    n: usize,
+    used: &mut BTreeSet<String>,
+    rng: &mut SeedRng,
+) -> Vec<Generated> {
+    let n_numeric = plan.iter().filter(|(f, _)| matches!(f, FeatureDna::Numeric { .. })).count();
+    let n_blocks = n_numeric.div_ceil(4).max(1);
+    let blocks: Vec<Vec<f64>> = (0..n_blocks).map(|_| (0..n).map(|_| gaussian(rng)).collect()).collect();
+    let numeric_names = if modality == Modality::Image {
+        let names: Vec<String> = (0..n_numeric).map(|i| format!("px_{i}")).collect();
+        names.iter().for_each(|s| {
+            used.insert(s.clone());
+        });
+        names
+    } else {
+        names(domain.numeric, n_numeric, used)
+    };
+    let mut numeric_names = numeric_names.into_iter();
+    let mut cat_index = 0;
+    let mut text_names =
+        names(domain.text, plan.iter().filter(|(f, _)| matches!(f, FeatureDna::Text { .. })).count(), used).into_iter();
+    let mut out = Vec::with_capacity(plan.len());
+    for (j, (f, signal)) in plan.iter().enumerate() {
+        let lambda: f64 = rng.random_range(0.3..0.9);
+        let block = &blocks[j % n_blocks];
+        let latent: Vec<f64> = if *signal {
+            block.iter().map(|&z| lambda * z + (1.0 - lambda * lambda).sqrt() * gaussian(rng)).collect()
+        } else {
+            (0..n).map(|_| gaussian(rng)).collect()
+        };
+        let (name, column) = match f {
+            FeatureDna::Numeric { shape, .. } => {
+                let name = numeric_names.next().unwrap_or_else(|| format!("feature_{j}"));
+                (name, Column::Numeric(latent.iter().map(|&z| from_uniform(shape, normal_cdf(z))).collect()))
+            }
+            FeatureDna::Categorical { shares, cardinality, .. } => {
+                let (base, levels) = domain.categorical[cat_index % domain.categorical.len()];
+                cat_index += 1;
+                let name = names(&[base], 1, used).pop().unwrap_or_else(|| format!("category_{j}"));
+                let mut shares: Vec<f64> = if shares.is_empty() { vec![1.0] } else { shares.clone() };
+                shares.truncate((*cardinality).clamp(1, 50));
+                let total: f64 = shares.iter().sum();
+                let cum: Vec<f64> = shares
+                    .iter()
+                    .scan(0.0, |acc, s| {
+                        *acc += s / total;
+                        Some(*acc)
+                    })
+                    .collect();
+                let level = |i: usize| if i < levels.len() { levels[i].to_owned() } else { format!("{base}_{i}") };
+                let values: Vec<String> = latent
+                    .iter()
+                    .map(|&z| level(cum.partition_point(|&c| c < normal_cdf(z)).min(shares.len() - 1)))
+                    .collect();
+                (name, Column::categorical(values.iter().map(|s| Some(s.as_str()))))
+            }
+            FeatureDna::Text { mean_tokens, sd_tokens, vocab_size, .. } => {
+                let name = text_names.next().unwrap_or_else(|| format!("text_{j}"));
+                (name, Column::Text(documents(&latent, *mean_tokens, *sd_tokens, *vocab_size, rng)))
+            }
+        };
+        out.push(Generated { name, column, latent, signal: *signal, missing_rate: f.missing_rate() });
+    }
+    out
+}
+
+/// Documents over a generated vocabulary; ten "up" words are likelier
+/// where the latent is high and ten "down" words where it is low.
+fn documents(
+    latent: &[f64],
+    mean_tokens: f64,
+    sd_tokens: f64,
+    vocab_size: usize,
+    rng: &mut SeedRng,
+) -> Vec<Option<String>> {
+    const SYLLABLES: [&str; 16] =
+        ["ka", "lo", "mi", "ner", "ta", "su", "ve", "ri", "on", "pa", "dex", "ul", "bri", "zo", "fa", "get"];
+    let size = vocab_size.clamp(40, 500);
+    let vocab: Vec<String> = (0..size)
+        .map(|i| {
+            let (a, b, c) = (i % 16, (i / 16) % 16, (i / 256) % 16);
+            format!("{}{}{}", SYLLABLES[a], SYLLABLES[b], if c > 0 { SYLLABLES[c] } else { "" })
+        })
+        .collect();
+    let weights: Vec<f64> = (0..size).map(|r| 1.0 / (r as f64 + 1.0)).collect();
+    let total: f64 = weights.iter().sum();
+    let cum: Vec<f64> = weights
+        .iter()
+        .scan(0.0, |acc, w| {
+            *acc += w / total;
+            Some(*acc)
+        })
+        .collect();
+    latent
+        .iter()
+        .map(|&z| {
+            let len = (mean_tokens + sd_tokens * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
+            let words: Vec<&str> = (0..len)
+                .map(|_| {
+                    if rng.random::<f64>() < 0.3 {
+                        let offset = if z > 0.0 { 0 } else { 10 };
+                        vocab[size - 20 + offset + rng.random_range(0..10)].as_str()
+                    } else {
+                        let u: f64 = rng.random();
+                        vocab[cum.partition_point(|&c| c < u).min(size - 21)].as_str()
+                    }
+                })
+                .collect();
+            Some(words.join(" "))
+        })
+        .collect()
+}
+
+/// The DNA's missing rates (times the mutation), completely at random for
+/// even-positioned features and only above the latent median for odd ones.
+fn apply_missingness(feats: &mut [Generated], factor: f64, rng: &mut SeedRng) {
+    for (j, f) in feats.iter_mut().enumerate() {
+        let rate = (f.missing_rate * factor).min(0.9);
+        if rate <= 0.0 {
+            continue;
+        }
+        let missing: Vec<bool> = f
+            .latent
+            .iter()
+            .map(|&z| {
+                let p = if j % 2 == 0 {
+                    rate
+                } else if z > 0.0 {
+                    (2.0 * rate).min(0.95)
+                } else {
+                    0.0
+                };
+                rng.random::<f64>() < p
+            })
+            .collect();
+        f.column = match std::mem::replace(&mut f.column, Column::Numeric(vec![])) {
+            Column::Numeric(v) => {
+                Column::Numeric(v.iter().zip(&missing).map(|(&x, &m)| if m { f64::NAN } else { x }).collect())
+            }
+            Column::Text(v) => {
+                Column::Text(v.into_iter().zip(&missing).map(|(x, &m)| if m { None } else { x }).collect())
+            }
+            c @ Column::Categorical(_) => {
+                let values: Vec<Option<String>> = (0..c.len())
+                    .map(|i| if missing[i] { None } else { c.get_str(i).map(|s| s.into_owned()) })
+                    .collect();
+                Column::categorical(values.iter().map(|s| s.as_deref()))
+            }
+        };
+    }
+}
+
+impl Synthesizer for DnaSynthesizer {
+    fn synthesize(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> sandmle_core::Result<Environment> {
+        Ok(self.synthesize_env(dna, seed_task, seed)?)
+    }
+}

@@ -1,0 +1,137 @@
+//! Every gate fails on a crafted bad environment (and passes on a good one).
+
+use sandmle_core::{BaselinePanel, Column, Environment, Grader, Leaderboard, LeaderboardEntry};
+use sandmle_metrics::StandardGrader;
+use sandmle_synth::{GATES, GateVerifier, StratifiedShrinker};
+use std::sync::Arc;
+
+/// A stand-in panel with a fixed leaderboard.
+struct FixedPanel(Vec<f64>);
+
+impl BaselinePanel for FixedPanel {
+    fn version(&self) -> &str {
+        "fixed"
+    }
+    fn leaderboard(&self, _env: &Environment, _grader: &dyn Grader) -> sandmle_core::Result<Leaderboard> {
+        Ok(Leaderboard {
+            entries: self
+                .0
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| LeaderboardEntry { name: format!("b{i}"), score: s })
+                .collect(),
+        })
+    }
+}
+
+/// A leaderboard of 20 AUC-like scores from 0.95 down to 0.5.
+fn good_scores() -> Vec<f64> {
+    (0..20).map(|i| 0.95 - 0.45 * i as f64 / 19.0).collect()
+}
+
+fn verifier(scores: Vec<f64>) -> GateVerifier {
+    GateVerifier::new(Arc::new(FixedPanel(scores)), Arc::new(StandardGrader))
+}
+
+fn micro() -> Environment {
+    let s = Environment::read(format!("{}/../examples/seeds/breast_cancer", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    StratifiedShrinker::default().shrink_env(&s, 2).unwrap()
+}
+
+fn failed(v: &GateVerifier, env: &Environment) -> Vec<String> {
+    v.run(env).unwrap().into_iter().filter(|g| !g.passed).map(|g| g.gate).collect()
+}
+
+#[test]
+fn a_good_environment_passes_every_gate() {
+    let gates = verifier(good_scores()).run(&micro()).unwrap();
+    assert_eq!(gates.iter().map(|g| g.gate.as_str()).collect::<Vec<_>>(), GATES);
+    assert!(gates.iter().all(|g| g.passed), "{gates:#?}");
+}
+
+#[test]
+fn schema_fails_when_test_lacks_a_feature() {
+    let mut env = micro();
+    env.test = env.test.without(&["mean_radius"]);
+    assert_eq!(failed(&verifier(good_scores()), &env), ["schema"]);
+}
+
+#[test]
+fn sample_submission_fails_when_it_is_invalid() {
+    let mut env = micro();
+    let n = env.sample_submission.n_rows();
+    env.sample_submission.set_column("diagnosis", Column::Numeric(vec![1.5; n])).unwrap();
+    assert!(failed(&verifier(good_scores()), &env).contains(&"sample_submission".to_owned()));
+}
+
+#[test]
+fn thresholds_ordered_fails_on_a_flat_leaderboard() {
+    assert!(failed(&verifier(vec![0.8; 20]), &micro()).contains(&"thresholds_ordered".to_owned()));
+}
+
+#[test]
+fn gold_beats_sample_fails_when_gold_is_no_better_than_the_sample() {
+    // The sample scores 0.5; gold (2nd of 20) 0.5.
+    let mut scores = vec![0.5; 2];
+    scores.extend((0..18).map(|i| 0.49 - 0.01 * i as f64));
+    let f = failed(&verifier(scores), &micro());
+    assert!(f.contains(&"gold_beats_sample".to_owned()), "{f:?}");
+}
+
+#[test]
+fn solvable_fails_when_the_best_baseline_barely_beats_the_sample() {
+    // Best 0.51: a gain of 0.01 < 5% of 0.5.
+    let scores: Vec<f64> = (0..20).map(|i| 0.51 - 0.02 * i as f64).collect();
+    let f = failed(&verifier(scores), &micro());
+    assert!(f.contains(&"solvable".to_owned()) && !f.contains(&"thresholds_ordered".to_owned()), "{f:?}");
+}
+
+#[test]
+fn not_saturated_fails_when_the_sample_reaches_bronze() {
+    // Bronze (8th of 20) at 0.45: the sample's 0.5 reaches it.
+    let scores: Vec<f64> = (0..20).map(|i| 0.9 - 0.065 * i as f64).collect();
+    let f = failed(&verifier(scores), &micro());
+    assert!(f.contains(&"not_saturated".to_owned()), "{f:?}");
+}
+
+#[test]
+fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
+    let v = verifier(good_scores());
+    // A feature that is the target.
+    let mut env = micro();
+    let y = env.train.column("diagnosis").unwrap().clone();
+    env.train.push_column("leak", y).unwrap();
+    let n = env.test.n_rows();
+    env.test.push_column("leak", Column::Numeric(vec![0.0; n])).unwrap();
+    assert!(failed(&v, &env).contains(&"no_leakage".to_owned()));
+    // A test row repeating a training row's features.
+    let mut env = micro();
+    let features: Vec<String> = env.test.names().iter().filter(|c| *c != "id").cloned().collect();
+    for f in &features {
+        let mut col = env.test.column(f).unwrap().as_numeric().unwrap().to_vec();
+        col[0] = env.train.column(f).unwrap().as_numeric().unwrap()[0];
+        env.test.set_column(f, Column::Numeric(col)).unwrap();
+    }
+    assert!(failed(&v, &env).contains(&"no_leakage".to_owned()));
+    // Ids that follow the target.
+    let mut env = micro();
+    let y = env.train.numeric("diagnosis").unwrap().to_vec();
+    let mut order: Vec<usize> = (0..y.len()).collect();
+    order.sort_by(|&a, &b| y[a].total_cmp(&y[b]).then(a.cmp(&b)));
+    let mut ids = vec![String::new(); y.len()];
+    for (rank, &row) in order.iter().enumerate() {
+        ids[row] = (10_000 + rank).to_string();
+    }
+    env.train.set_column("id", Column::Text(ids.into_iter().map(Some).collect())).unwrap();
+    assert!(failed(&v, &env).contains(&"no_leakage".to_owned()));
+}
+
+#[test]
+fn no_answers_in_public_fails_when_a_public_column_is_an_answer_column() {
+    let mut env = micro();
+    let answers = env.answers.column("diagnosis").unwrap().clone();
+    env.test.push_column("hint", answers).unwrap();
+    let n = env.train.n_rows();
+    env.train.push_column("hint", Column::Numeric(vec![0.0; n])).unwrap();
+    assert!(failed(&verifier(good_scores()), &env).contains(&"no_answers_in_public".to_owned()));
+}

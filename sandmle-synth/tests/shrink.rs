@@ -1,0 +1,175 @@
+//! The stratified shrinker on every bundled real seed, and its properties.
+
+use proptest::prelude::*;
+use sandmle_core::{Environment, SubmissionForm, WriteOptions};
+use sandmle_synth::{StratifiedShrinker, test_rows_for};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+fn seed(name: &str) -> Environment {
+    Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+const SEEDS: [&str; 11] = [
+    "bikeshare",
+    "breast_cancer",
+    "caravan",
+    "default",
+    "diabetes",
+    "digits",
+    "flights",
+    "oj",
+    "sms_spam",
+    "wage",
+    "wine",
+];
+
+fn small_seeds() -> &'static BTreeMap<&'static str, Environment> {
+    static CACHE: OnceLock<BTreeMap<&'static str, Environment>> = OnceLock::new();
+    CACHE.get_or_init(|| ["breast_cancer", "default", "wine", "diabetes"].into_iter().map(|n| (n, seed(n))).collect())
+}
+
+fn classes(env: &Environment, table: &sandmle_core::Table) -> BTreeMap<String, usize> {
+    let target = &env.task().target_columns[0];
+    let c = table.column(target).unwrap();
+    let mut m = BTreeMap::new();
+    for i in 0..c.len() {
+        *m.entry(c.get_str(i).unwrap().into_owned()).or_insert(0) += 1;
+    }
+    m
+}
+
+/// Every class with at least `k` seed rows shows in both splits; the
+/// answers carry every test row's class.
+fn check_coverage(seed_env: &Environment, micro: &Environment, k: usize) {
+    if seed_env.task().submission_form() == SubmissionForm::Value {
+        return;
+    }
+    let seed_classes = classes(seed_env, &seed_env.train);
+    let train_classes = classes(micro, &micro.train);
+    for (c, n) in &seed_classes {
+        if *n >= k {
+            assert!(train_classes.contains_key(c), "class {c} missing from train");
+        }
+    }
+    // Test classes live in the answers (one-hot for class probabilities).
+    let answers = &micro.answers;
+    for (c, n) in &seed_classes {
+        if *n < k {
+            continue;
+        }
+        let present = match answers.column(c) {
+            Ok(onehot) => onehot.as_numeric().unwrap().contains(&1.0),
+            Err(_) => {
+                let col = answers.column(&micro.task().prediction_columns[0]).unwrap();
+                (0..col.len()).any(|i| col.get_str(i).unwrap() == c.as_str())
+            }
+        };
+        assert!(present, "class {c} missing from test");
+    }
+}
+
+#[test]
+fn every_real_seed_shrinks_within_bounds() {
+    for name in SEEDS {
+        let s = seed(name);
+        let micro = StratifiedShrinker::default().shrink_env(&s, 11).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let pool = s.train.n_rows();
+        let train_rows = 200.min((pool / 2).max(50));
+        assert_eq!(micro.train.n_rows(), train_rows, "{name}");
+        assert!((50..=200).contains(&train_rows));
+        let shares: Vec<f64> = classes(&s, &s.train).values().map(|&c| c as f64 / pool as f64).collect();
+        let expected_test = test_rows_for(s.task().submission_form(), &shares, pool - train_rows);
+        assert_eq!(micro.test.n_rows(), expected_test, "{name}");
+        check_coverage(&s, &micro, 5);
+        // Same columns as the seed; ids re-keyed to a permutation of 0..n.
+        assert_eq!(micro.train.names(), s.train.names(), "{name}");
+        let ids: BTreeSet<usize> = [&micro.train, &micro.test]
+            .iter()
+            .flat_map(|t| {
+                let c = t.column("id").unwrap();
+                (0..c.len()).map(|i| c.get_str(i).unwrap().parse::<usize>().unwrap()).collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(ids, (0..micro.train.n_rows() + micro.test.n_rows()).collect(), "{name}");
+        // Test targets are only in the answers.
+        for t in &micro.task().target_columns {
+            assert!(!micro.test.has_column(t), "{name}: test.csv holds the target");
+        }
+        micro.validate().unwrap();
+    }
+}
+
+#[test]
+fn the_test_size_rule() {
+    assert_eq!(test_rows_for(SubmissionForm::Value, &[], 10_000), 100);
+    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.5, 0.5], 10_000), 100);
+    // Default: 3.3% positives -> ceil(20 / 0.0333) = 601 rows.
+    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.9667, 0.0333], 10_000), 601);
+    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.999, 0.001], 10_000), 1000);
+    assert_eq!(test_rows_for(SubmissionForm::Label, &[0.99, 0.01], 300), 300);
+}
+
+#[test]
+fn missing_rates_stay_within_tolerance() {
+    // The synthetic tiny seed has missing values; make a larger one by
+    // repetition with fresh ids.
+    let s = small_seeds()["breast_cancer"].clone();
+    let mut env = s.clone();
+    let x = env.train.column("mean_radius").unwrap().as_numeric().unwrap().to_vec();
+    let with_gaps: Vec<f64> = x.iter().enumerate().map(|(i, &v)| if i % 5 == 0 { f64::NAN } else { v }).collect();
+    env.train.set_column("mean_radius", sandmle_core::Column::Numeric(with_gaps)).unwrap();
+    let micro = StratifiedShrinker::default().shrink_env(&env, 3).unwrap();
+    let rate = micro.train.column("mean_radius").unwrap().missing_count() as f64 / micro.train.n_rows() as f64;
+    let tol = (3.0f64 * (0.2 * 0.8 / 200.0f64).sqrt()).max(0.05);
+    assert!((rate - 0.2).abs() <= tol, "missing rate {rate}");
+}
+
+#[test]
+fn bad_settings_are_typed_errors() {
+    let s = &small_seeds()["wine"];
+    for rows in [10, 49, 201] {
+        let r = StratifiedShrinker { train_rows: rows, ..StratifiedShrinker::default() }.shrink_env(s, 0);
+        assert!(matches!(r, Err(sandmle_synth::Error::BadSetting { .. })), "{rows}");
+    }
+    // wine has 142 training rows: half of them train the micro task.
+    let micro = StratifiedShrinker::default().shrink_env(s, 0).unwrap();
+    assert_eq!((micro.train.n_rows(), micro.test.n_rows()), (71, 71));
+    let mut tiny = s.clone();
+    tiny.train = tiny.train.take(&(0..99).collect::<Vec<_>>()).unwrap();
+    let r = StratifiedShrinker::default().shrink_env(&tiny, 0);
+    assert!(matches!(r, Err(sandmle_synth::Error::TooFewRows { needed: 100, available: 99 })));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn sizes_coverage_determinism_and_no_answers_in_public(
+        seed in any::<u64>(),
+        rows in 50usize..=200,
+        which in prop::sample::select(vec!["breast_cancer", "default", "diabetes"]),
+    ) {
+        let s = &small_seeds()[which];
+        let shrinker = StratifiedShrinker { train_rows: rows, ..StratifiedShrinker::default() };
+        let a = shrinker.shrink_env(s, seed).unwrap();
+        prop_assert_eq!(a.train.n_rows(), rows);
+        prop_assert!(a.test.n_rows() >= 100.min(s.train.n_rows() - rows) && a.test.n_rows() <= 1000);
+        check_coverage(s, &a, 5);
+        let b = shrinker.shrink_env(s, seed).unwrap();
+        prop_assert_eq!(a.render(&WriteOptions::default()).unwrap(), b.render(&WriteOptions::default()).unwrap());
+        // No public file holds the answers: the answers' file bytes are in
+        // private/ only, and no public table carries an answer column.
+        for (path, bytes) in a.render(&WriteOptions::default()).unwrap() {
+            if path.contains("/public/") {
+                let text = String::from_utf8(bytes).unwrap();
+                prop_assert!(!text.contains("hidden_rule"));
+                if path.ends_with("test.csv") {
+                    for t in &a.task().target_columns {
+                        prop_assert!(!text.lines().next().unwrap().split(',').any(|h| h == t));
+                    }
+                }
+            }
+        }
+    }
+}
