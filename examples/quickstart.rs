@@ -55,7 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let c = Composition::new();
     let generator = c.generator();
     println!(
-        "{:<14} {:<30} {:<10} {:>9} {:>5} {:>29} {:<28} {:>17} {:>6}",
+        "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}",
         "seed",
         "environment",
         "kind",
@@ -67,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "tau"
     );
     let (mut kept_total, mut candidates_total) = (0, 0);
+    let mut failures: Vec<String> = Vec::new();
     for name in seed_names()? {
         let seed = load_seed(&name)?;
         let full_ms = step_ms(&seed);
@@ -104,15 +105,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             let micro_ms = step_ms(env);
             let timing = match (micro_ms, full_ms) {
-                (Some(m), Some(f)) if *origin == "shrunk" => format!("{m:.1}/{f:.0}"),
+                (Some(m), Some(f)) if *origin == "shrunk" => format!("{m:.1}/{f:.1}"),
                 (Some(m), _) => format!("{m:.1}/-"),
                 _ => "-".into(),
             };
             let id = env.id();
+            for g in gates.iter().filter(|g| !g.passed) {
+                failures.push(format!("{}: gate {} failed: {}", env.id(), g.gate, g.detail));
+            }
             println!(
-                "{:<14} {:<30} {:<10} {:>9} {:>5} {:>29} {:<28} {:>17} {:>6}",
+                "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}",
                 if *origin == "shrunk" { name.as_str() } else { "  (synth)" },
-                &id[..id.len().min(30)],
+                &id[..id.len().min(26)],
                 format!("{:?}", env.task().kind).replace("Classification", "").to_lowercase(),
                 format!("{}/{}", env.train.n_rows(), env.test.n_rows()),
                 format!("{passed}/{}", gates.len()),
@@ -122,6 +126,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 tau.map_or("-".into(), |t| format!("{t:.2}")),
             );
         }
+    }
+    for f in &failures {
+        println!("{f}");
     }
     println!(
         "\n{candidates_total} candidates synthesized, {kept_total} kept; environments in {}; {:.1} s in all",

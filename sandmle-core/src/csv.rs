@@ -11,7 +11,8 @@
 //! - **numeric** if every present value parses as a float (surrounding spaces
 //!   and `inf` allowed);
 //! - otherwise **text** if the values average three or more whitespace-separated
-//!   words, or have more distinct values than `max(64, rows / 2)`;
+//!   words and more than half of them are distinct, or if there are more
+//!   distinct values than `max(64, rows / 2)`;
 //! - otherwise **categorical**, with levels in first-seen order.
 //!
 //! The id column ([`ReadOptions::id_column`]) is always text and keeps its
@@ -287,7 +288,9 @@ fn infer_string_column(values: Vec<Option<String>>) -> Column {
     let present: Vec<&str> = values.iter().flatten().map(String::as_str).collect();
     let words: usize = present.iter().map(|s| s.split_whitespace().count()).sum();
     let distinct: HashSet<&str> = present.iter().copied().collect();
-    let free_text = !present.is_empty() && words >= 3 * present.len();
+    // Free text: several words per value and mostly distinct values (short
+    // labels such as "2. Married" repeat, documents do not).
+    let free_text = !present.is_empty() && words >= 3 * present.len() && distinct.len() * 2 > present.len();
     if free_text || distinct.len() > 64.max(values.len() / 2) {
         Column::Text(values)
     } else {

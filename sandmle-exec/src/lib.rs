@@ -55,7 +55,7 @@ mod target;
 
 pub use error::{Error, Result};
 pub use executor::{PipelineExecutor, PipelineRun};
-pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport, SVM_MAX_ROWS};
+pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport};
 pub use process::{Limits, PUBLIC_FILES, ProcessExecutor, SandboxMode, bubblewrap_available};
 pub use spec::{
     EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, ModelSpec, PipelineSpec, ScaleMethod, Step,

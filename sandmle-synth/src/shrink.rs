@@ -21,6 +21,10 @@
 //! outside tolerance is drawn again from the next stream (up to
 //! `max_attempts`).
 //!
+//! A seed row whose features repeat a training row's is never drawn for
+//! the test split (real tables have such duplicates; in a micro task they
+//! would leak their labels), so the test split may fall a few rows short.
+//!
 //! Ids are re-keyed: the kept rows get a random permutation of `0..n`, so
 //! an id says nothing about the row; answers go to `private/`.
 
@@ -33,7 +37,7 @@ use sandmle_core::{
     Column, Environment, GradingSpec, Provenance, SCHEMA_VERSION, Shrinker, SubmissionForm, Table, TaskSpec, rng_for,
 };
 use serde_json::json;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Version of the shrinker: bumped whenever its output changes.
 pub const SHRINK_VERSION: &str = "1";
@@ -123,12 +127,15 @@ impl StratifiedShrinker {
     }
 
     /// One stratified draw: `(train rows, test rows)` as seed row indices.
+    /// A row whose features repeat a training row's is never drawn for
+    /// test (real data has such duplicates; in a micro task they would
+    /// leak their labels).
     fn draw(
         &self,
         strata: &[usize],
-        train_rows: usize,
-        test_rows: usize,
+        (train_rows, test_rows): (usize, usize),
         classes: bool,
+        key: &dyn Fn(usize) -> String,
         rng: &mut sandmle_core::SeedRng,
     ) -> (Vec<usize>, Vec<usize>) {
         let k = strata.iter().copied().max().map_or(0, |m| m + 1);
@@ -161,12 +168,15 @@ impl StratifiedShrinker {
                 }
             }
         }
-        let (mut train, mut test) = (Vec::new(), Vec::new());
+        let mut train = Vec::new();
         for c in 0..k {
-            let take_train = train_q[c].min(sizes[c]);
-            let take_test = test_q[c].min(sizes[c] - take_train);
-            train.extend(&members[c][..take_train]);
-            test.extend(&members[c][take_train..take_train + take_test]);
+            train.extend(&members[c][..train_q[c].min(sizes[c])]);
+        }
+        let seen: HashSet<String> = train.iter().map(|&r| key(r)).collect();
+        let mut test = Vec::new();
+        for c in 0..k {
+            let rest = &members[c][train_q[c].min(sizes[c])..];
+            test.extend(rest.iter().copied().filter(|&r| !seen.contains(&key(r))).take(test_q[c]));
         }
         (train, test)
     }
@@ -220,10 +230,15 @@ impl StratifiedShrinker {
         let classes = task.submission_form() != SubmissionForm::Value;
         let mut skip: Vec<&str> = vec![task.id_column.as_str()];
         skip.extend(task.target_columns.iter().map(String::as_str));
+        let features: Vec<&sandmle_core::Column> =
+            seed_env.train.iter().filter(|(n, _)| !skip.contains(n)).map(|(_, c)| c).collect();
+        let key = |r: usize| -> String {
+            features.iter().map(|c| c.get_str(r).unwrap_or_default()).collect::<Vec<_>>().join("\u{1f}")
+        };
         let mut last = String::new();
         for attempt in 0..self.max_attempts {
             let mut rng = rng_for(seed, &format!("shrink-{attempt}"));
-            let (train_idx, test_idx) = self.draw(&strata, train_rows, test_rows, classes, &mut rng);
+            let (train_idx, test_idx) = self.draw(&strata, (train_rows, test_rows), classes, &key, &mut rng);
             let mut train = seed_env.train.take(&train_idx)?;
             if let Err(why) = self.within_tolerance(&seed_env.train, &train, &skip) {
                 last = why;

@@ -155,7 +155,9 @@ impl DnaSynthesizer {
         };
         let n_train = self.train_rows;
         let n_test = test_rows_for(form, &shares, usize::MAX);
-        let n = n_train + n_test;
+        // Half as many spare rows again: test rows repeating a training
+        // row's features are skipped.
+        let n = n_train + n_test + n_test / 2;
 
         let mut used = BTreeSet::from(["id".to_owned()]);
         let mut feats =
@@ -175,24 +177,33 @@ impl DnaSynthesizer {
         let targets = labeller.targets(&mut used, &mut rng_for(seed, "synth-rule"))?;
         apply_missingness(&mut feats, m.missingness, &mut rng_for(seed, "synth-missing"));
 
-        // Rows are i.i.d.: the first n_train train, the rest test; ids are a
-        // shuffled 0..n, each split sorted by id.
-        let mut ids: Vec<usize> = (0..n).collect();
-        shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
+        // Rows are i.i.d.: the first n_train train; then test rows, skipping
+        // any whose features repeat a training row's (they would leak their
+        // labels); ids are a shuffled 0..rows, each split sorted by id.
+        let key = |r: usize| -> String {
+            feats.iter().map(|f| f.column.get_str(r).unwrap_or_default()).collect::<Vec<_>>().join("\u{1f}")
+        };
+        let seen: BTreeSet<String> = (0..n_train).map(key).collect();
+        let test_rows: Vec<usize> = (n_train..n).filter(|&r| !seen.contains(&key(r))).take(n_test).collect();
         let mut all = Table::new();
-        all.push_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
+        all.push_column("id", Column::Text(vec![None; n]))?;
         for f in feats {
             all.push_column(f.name, f.column)?;
         }
         for (name, col) in targets.columns {
             all.push_column(name, col)?;
         }
+        let kept: Vec<usize> = (0..n_train).chain(test_rows).collect();
+        let mut all = all.take(&kept)?;
+        let mut ids: Vec<usize> = (0..kept.len()).collect();
+        shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
+        all.set_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
         let split = |range: std::ops::Range<usize>| -> Result<Table> {
             let mut rows: Vec<usize> = range.collect();
             rows.sort_by_key(|&r| ids[r]);
             Ok(all.take(&rows)?)
         };
-        let (train, test) = (split(0..n_train)?, split(n_train..n)?);
+        let (train, test) = (split(0..n_train)?, split(n_train..kept.len())?);
         let task = TaskSpec {
             id: format!("{seed_task}-synth"),
             modality: dna.modality,

@@ -1,6 +1,6 @@
 //! `shrink`, `synthesize` and `verify`.
 
-use crate::output::{Failure, print_json};
+use crate::output::{Failure, print_json, say};
 use clap::Args;
 use sandmle_core::{Environment, Grader, WriteOptions};
 use sandmle_examples::{Composition, env_summary};
@@ -48,19 +48,14 @@ pub fn shrink(a: &ShrinkArgs) -> Result<ExitCode, Failure> {
             "fidelity_kendall_tau": tau,
         }));
     } else {
-        println!("{}", dir.display());
-        println!(
-            "{} train / {} test rows; gates passed {passed}/{}",
-            env.train.n_rows(),
-            env.test.n_rows(),
-            gates.len()
-        );
+        say!("{}", dir.display());
+        say!("{} train / {} test rows; gates passed {passed}/{}", env.train.n_rows(), env.test.n_rows(), gates.len());
         for g in gates.iter().filter(|g| !g.passed) {
-            println!("  failed {}: {}", g.gate, g.detail);
+            say!("  failed {}: {}", g.gate, g.detail);
         }
         match tau {
-            Some(t) => println!("fidelity: Kendall's tau {t:.3} between the panel's ranking here and on the full seed"),
-            None => println!("fidelity: the seed has no leaderboard to compare with"),
+            Some(t) => say!("fidelity: Kendall's tau {t:.3} between the panel's ranking here and on the full seed"),
+            None => say!("fidelity: the seed has no leaderboard to compare with"),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -113,7 +108,7 @@ pub fn synthesize(a: &SynthesizeArgs) -> Result<ExitCode, Failure> {
     if a.json {
         print_json(&json!({"yield": yield_json, "seconds": seconds}));
     } else {
-        println!(
+        say!(
             "{} candidates, {} synthesized, {} kept ({:.1} s, {:.0} per minute)",
             f.candidates,
             f.synthesized,
@@ -122,7 +117,7 @@ pub fn synthesize(a: &SynthesizeArgs) -> Result<ExitCode, Failure> {
             f.candidates as f64 / seconds * 60.0
         );
         for (gate, n) in &f.gates {
-            println!("  through {gate:<22} {n}");
+            say!("  through {gate:<22} {n}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -146,7 +141,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode, Failure> {
         print_json(&json!({"passed": all, "gates": gates}));
     } else {
         for g in &gates {
-            println!("{} {:<22} {}", if g.passed { "pass" } else { "FAIL" }, g.gate, g.detail);
+            say!("{} {:<22} {}", if g.passed { "pass" } else { "FAIL" }, g.gate, g.detail);
         }
     }
     Ok(if all { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -1,6 +1,6 @@
 //! `evaluate`, `score` and `thresholds`.
 
-use crate::output::{Failure, fmt_opt, print_json};
+use crate::output::{Failure, fmt_opt, print_json, say};
 use clap::Args;
 use sandmle_core::csv::{ReadOptions, read_csv};
 use sandmle_core::{
@@ -53,9 +53,9 @@ pub fn evaluate(a: &EvaluateArgs) -> Result<ExitCode, Failure> {
     if a.json {
         print_json(&report_json(&report));
     } else {
-        println!("score            {}", fmt_opt(report.score));
-        println!("medal            {}", report.medal().map_or("none", |m| m.as_str()));
-        println!(
+        say!("score            {}", fmt_opt(report.score));
+        say!("medal            {}", report.medal().map_or("none", |m| m.as_str()));
+        say!(
             "thresholds       gold {}  silver {}  bronze {}  median {}  ({} is better)",
             fmt_opt(report.gold_threshold),
             fmt_opt(report.silver_threshold),
@@ -63,8 +63,8 @@ pub fn evaluate(a: &EvaluateArgs) -> Result<ExitCode, Failure> {
             fmt_opt(report.median_threshold),
             if report.is_lower_better { "lower" } else { "higher" }
         );
-        println!("above median     {}", report.above_median);
-        println!("human rank       {}", fmt_opt(report.human_rank));
+        say!("above median     {}", report.above_median);
+        say!("human rank       {}", fmt_opt(report.human_rank));
     }
     match (report.valid_submission, report.error) {
         (false, Some(e)) => Err(Failure::InvalidSubmission(e)),
@@ -148,7 +148,7 @@ pub fn score(a: &ScoreArgs) -> Result<ExitCode, Failure> {
             "is_lower_better": metric.info().direction.is_lower_better(),
         }));
     } else {
-        println!("{} = {}", a.metric, fmt_opt(shown));
+        say!("{} = {}", a.metric, fmt_opt(shown));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -169,7 +169,7 @@ pub fn thresholds(a: &ThresholdsArgs) -> Result<ExitCode, Failure> {
     if a.json {
         print_json(&serde_json::to_value(t).unwrap_or_default());
     } else {
-        println!(
+        say!(
             "{} teams, {} is better: gold {}  silver {}  bronze {}  median {}",
             t.num_teams,
             if t.is_lower_better { "lower" } else { "higher" },

@@ -1,7 +1,7 @@
 //! `import`: a prepared MLE-bench competition (or a staged seed) as an
 //! environment.
 
-use crate::output::Failure;
+use crate::output::{Failure, say};
 use clap::Args;
 use sandmle_core::{
     Direction, Grader, MetricSpec, MlebenchImport, Modality, TaskKind, TaskSpec, WriteOptions, import_mlebench,
@@ -115,6 +115,6 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode, Failure> {
         env.grading.thresholds = Some(StandardGrader.thresholds(lb)?);
     }
     env.write(&a.out, &WriteOptions { overwrite: a.overwrite, gzip_over_bytes: a.gzip_over })?;
-    println!("{}", a.out.display());
+    say!("{}", a.out.display());
     Ok(ExitCode::SUCCESS)
 }

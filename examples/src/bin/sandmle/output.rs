@@ -41,9 +41,19 @@ impl From<sandmle_metrics::Error> for Failure {
     }
 }
 
+/// Prints a line on stdout. A closed pipe (`sandmle ... | head`) ends the
+/// output quietly instead of panicking as `println!` does.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(crate) use say;
+
 /// Prints a value as one line of JSON.
 pub fn print_json(value: &serde_json::Value) {
-    println!("{value}");
+    say!("{value}");
 }
 
 /// A float for human output (`-` when absent).

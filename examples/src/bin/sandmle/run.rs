@@ -1,7 +1,7 @@
 //! `run` and `panel`.
 
 use crate::grading::report_json;
-use crate::output::{Failure, print_json};
+use crate::output::{Failure, print_json, say};
 use clap::Args;
 use sandmle_core::{Environment, Grader, Timings, WriteOptions};
 use sandmle_exec::{Panel, PipelineExecutor, PipelineSpec};
@@ -68,12 +68,12 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, Failure> {
     if a.json {
         print_json(&json!({"run": extra, "timings": timings_json(&timings), "grade": report_json(&report)}));
     } else {
-        println!("{}", extra);
+        say!("{}", extra);
         for (phase, us) in &timings.phases {
-            println!("{phase:<12} {:>10.3} ms", *us as f64 / 1000.0);
+            say!("{phase:<12} {:>10.3} ms", *us as f64 / 1000.0);
         }
-        println!("score        {}", report.score.map_or("-".into(), |s| s.to_string()));
-        println!("medal        {}", report.medal().map_or("none", |m| m.as_str()));
+        say!("score        {}", report.score.map_or("-".into(), |s| s.to_string()));
+        say!("medal        {}", report.medal().map_or("none", |m| m.as_str()));
     }
     if report.valid_submission {
         Ok(ExitCode::SUCCESS)
@@ -109,16 +109,19 @@ pub fn panel(a: &PanelArgs) -> Result<ExitCode, Failure> {
     if a.json {
         print_json(&json!({"panel": report, "thresholds": thresholds}));
     } else {
-        println!("panel {} on {} of {} training rows", report.version, report.train_rows_used, report.train_rows);
+        say!("panel {} on {} of {} training rows", report.version, report.train_rows_used, report.train_rows);
         for (i, e) in report.leaderboard.entries.iter().enumerate() {
-            println!("{:>3}  {:<22} {:.6}", i + 1, e.name, e.score);
+            say!("{:>3}  {:<22} {:.6}", i + 1, e.name, e.score);
         }
         for e in report.entries.iter().filter(|e| e.score.is_none()) {
-            println!("  -  {:<22} {}", e.name, e.error.as_deref().unwrap_or("no score"));
+            say!("  -  {:<22} {}", e.name, e.error.as_deref().unwrap_or("no score"));
         }
-        println!(
+        say!(
             "thresholds: gold {}  silver {}  bronze {}  median {}",
-            thresholds.gold, thresholds.silver, thresholds.bronze, thresholds.median
+            thresholds.gold,
+            thresholds.silver,
+            thresholds.bronze,
+            thresholds.median
         );
     }
     if a.write {
