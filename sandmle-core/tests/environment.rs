@@ -159,3 +159,12 @@ fn grading_bundle_reads_and_checks_only_private_files() {
         matches!(sandmle_core::GradingBundle::read(&dir), Err(Error::HashMismatch { path, .. }) if path == answers)
     );
 }
+
+#[test]
+fn an_environment_without_test_rows_is_invalid() {
+    let mut env = tiny_environment();
+    env.test = env.test.take(&[]).unwrap();
+    env.answers = env.answers.take(&[]).unwrap();
+    env.sample_submission = env.sample_submission.take(&[]).unwrap();
+    assert!(matches!(env.validate(), Err(Error::InvalidEnvironment { .. })));
+}

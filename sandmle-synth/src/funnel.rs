@@ -45,6 +45,8 @@ pub struct Funnel {
     pub failed: Vec<(String, usize)>,
     /// Candidates that passed every gate.
     pub kept: usize,
+    /// Why candidates failed before the gates: `(index, message)`.
+    pub errors: Vec<(usize, String)>,
 }
 
 /// Synthesizes, ranks and verifies candidates.
@@ -102,6 +104,7 @@ pub fn funnel(candidates: &[Candidate]) -> Funnel {
         gates,
         failed,
         kept: candidates.iter().filter(|c| c.kept()).count(),
+        errors: candidates.iter().filter_map(|c| c.error.clone().map(|e| (c.index, e))).collect(),
     }
 }
 

@@ -185,6 +185,14 @@ impl DnaSynthesizer {
         };
         let seen: BTreeSet<String> = (0..n_train).map(key).collect();
         let test_rows: Vec<usize> = (n_train..n).filter(|&r| !seen.contains(&key(r))).take(n_test).collect();
+        if test_rows.len() * 2 < n_test {
+            return Err(Error::Unsupported {
+                reason: format!(
+                    "the features are too coarse: only {} of {n_test} test rows differ from every training row",
+                    test_rows.len()
+                ),
+            });
+        }
         let mut all = Table::new();
         all.push_column("id", Column::Text(vec![None; n]))?;
         for f in feats {
@@ -391,13 +399,15 @@ fn label_column(labels: &[usize], classes: &[String], numeric: bool) -> Column {
 }
 
 /// The features to generate: the DNA's, with the feature-count mutation
-/// applied (removing random features, or repeating random ones), then the
+/// applied (removing random features, keeping two, or repeating random
+/// ones), then the
 /// irrelevant ones, which copy a numeric shape (or a standard normal).
 fn feature_plan(dna: &TaskDna, m: &Mutations, rng: &mut SeedRng) -> Vec<(FeatureDna, bool)> {
     let mut plan: Vec<(FeatureDna, bool)> = dna.features.iter().cloned().map(|f| (f, true)).collect();
     if m.feature_delta < 0 {
+        // Keep at least two features (or all, if there are fewer).
         for _ in 0..m.feature_delta.unsigned_abs() {
-            if plan.len() > 1 {
+            if plan.len() > 2 {
                 let i = rng.random_range(0..plan.len());
                 plan.remove(i);
             }

@@ -175,3 +175,15 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn features_too_coarse_to_hold_out_test_rows_are_refused() {
+    // One two-level category: every test row would repeat a training row.
+    let mut dna = sandmle_core::testing::tiny_dna();
+    dna.features.retain(|f| matches!(f, FeatureDna::Categorical { .. }));
+    let r = DnaSynthesizer { mutate: false, ..DnaSynthesizer::default() }.synthesize_env(&dna, "coarse", 1);
+    assert!(
+        matches!(r, Err(sandmle_synth::Error::Unsupported { ref reason }) if reason.contains("too coarse")),
+        "{r:?}"
+    );
+}

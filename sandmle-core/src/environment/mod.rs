@@ -91,8 +91,9 @@ impl Environment {
         GradingTask { spec: &self.grading, answers: &self.answers, leaderboard: self.leaderboard.as_ref() }
     }
 
-    /// Checks that the tables agree with the task spec: id and target
-    /// columns where they belong, no targets in `test.csv`, unique ids, and
+    /// Checks that the tables agree with the task spec: rows in both splits,
+    /// id and target columns where they belong, no targets in `test.csv`,
+    /// unique ids, and
     /// the same test ids in `test.csv`, `sample_submission.csv` and
     /// `answers.csv`.
     ///
@@ -114,6 +115,9 @@ impl Environment {
             if let Some(dup) = duplicate_id(t, &task.id_column) {
                 return bad(format!("{file} repeats id `{dup}`"));
             }
+        }
+        if self.train.n_rows() == 0 || self.test.n_rows() == 0 {
+            return bad("train.csv and test.csv must both have rows".into());
         }
         if task.target_columns.is_empty() || task.prediction_columns.is_empty() {
             return bad("the task names no target or prediction columns".into());
