@@ -138,8 +138,9 @@ pub struct TaskDna {
     pub targets: Vec<TargetDna>,
     /// Number of submission columns besides the id.
     pub n_prediction_columns: usize,
-    /// Absolute Pearson correlations between numeric features above 0.3, as
-    /// `(i, j, r)` with `i < j` feature positions.
+    /// Pearson correlations between numeric features whose absolute value
+    /// exceeds 0.3, as `(i, j, r)` with `i < j` feature positions and `r`
+    /// signed.
     pub correlations: Vec<(usize, usize, f64)>,
     /// Signal strength, when measured.
     pub signal: Option<Signal>,

@@ -90,11 +90,13 @@ impl Leaderboard {
 
     /// Reads a leaderboard CSV: the project's `name,score` files or
     /// Kaggle/MLE-bench files (a `score` column; `teamName` or `teamId`
-    /// names the row). Rows must already be best first.
+    /// names the row). Rows must already be best first: scores that go up
+    /// and down are refused, since the direction is read from the order.
     ///
     /// # Errors
     /// [`Error::Io`], [`Error::Csv`] or [`Error::InvalidLeaderboard`] (no
-    /// `score` column, no rows, or a score that is not a number).
+    /// `score` column, no rows, a score that is not a finite number, or
+    /// rows out of order).
     pub fn read(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -121,8 +123,13 @@ impl Leaderboard {
         if scores.is_empty() {
             return Err(bad("no rows".into()));
         }
-        if let Some(i) = scores.iter().position(|s| s.is_nan()) {
-            return Err(bad(format!("row {} has no score", i + 1)));
+        if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
+            return Err(bad(format!("row {} has no finite score", i + 1)));
+        }
+        let ascending = scores.windows(2).all(|w| w[0] <= w[1]);
+        let descending = scores.windows(2).all(|w| w[0] >= w[1]);
+        if !ascending && !descending {
+            return Err(bad("rows are not sorted best first (scores go up and down)".into()));
         }
         let names: Option<&Column> = NAME_COLUMNS.iter().find_map(|n| table.column(n).ok());
         let entries = scores
@@ -280,5 +287,11 @@ mod tests {
         ));
         assert!(matches!(Leaderboard::from_csv_bytes(b"name,score\n", "x"), Err(Error::InvalidLeaderboard { .. })));
         assert!(matches!(Leaderboard::from_csv_bytes(b"name,score\na,\n", "x"), Err(Error::InvalidLeaderboard { .. })));
+        assert!(matches!(
+            Leaderboard::from_csv_bytes(b"name,score\na,inf\n", "x"),
+            Err(Error::InvalidLeaderboard { .. })
+        ));
+        let unsorted = b"name,score\na,0.9\nb,0.5\nc,0.7\n";
+        assert!(matches!(Leaderboard::from_csv_bytes(unsorted, "x"), Err(Error::InvalidLeaderboard { .. })));
     }
 }

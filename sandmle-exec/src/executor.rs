@@ -33,7 +33,11 @@ impl PipelineExecutor {
     /// incomplete, models unfit for the task, bad hyper-parameters, too few
     /// rows, and smartcore failures.
     pub fn run(&self, spec: &PipelineSpec, view: &PublicView<'_>) -> Result<PipelineRun> {
+        spec.check()?;
         let task = view.task;
+        if view.train.n_rows() < 2 {
+            return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
+        }
         let mut timings = Timings::default();
         let start = Instant::now();
         let id = task.id_column.as_str();

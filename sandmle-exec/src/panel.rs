@@ -191,8 +191,11 @@ impl Panel {
                 let outcome = PipelineExecutor.run(spec, &env_used.public_view());
                 let (score, error) = match outcome {
                     Ok(run) => {
+                        // The leaderboard holds scores as graders compare
+                        // them (rounded to 5 decimals, as MLE-bench does),
+                        // so a submission reproducing a baseline ties it.
                         let report = grader.grade(&env.grading_task(), &run.submission);
-                        (report.score, report.error)
+                        (report.score_rounded, report.error)
                     }
                     Err(e) => (None, Some(e.to_string())),
                 };

@@ -3,29 +3,38 @@
 //! The workspace is a new temporary directory holding the program's files
 //! (copied from its code directory) and the environment's public files —
 //! `description.md`, `train.csv`, `test.csv`, `sample_submission.csv` —
-//! written from the public view, so the program never learns where the
-//! environment lives. The program runs with the workspace as its working
-//! directory and writes `submission.csv` there.
+//! written from the public view. The program runs with the workspace as its
+//! working directory, with an empty environment but for `PATH`, `HOME`,
+//! `LANG` and `SANDMLE_WORKSPACE` (so no variable tells it where the
+//! environment lives), and writes `submission.csv` there. The submission is
+//! read only if it is a regular file (not a link, a FIFO or a device), at
+//! most the file-size limit, and not gzip-compressed.
 //!
 //! Always enforced: a wall-clock limit after which the program's whole
 //! process group is killed; an address-space limit and a maximum file size
-//! (`prlimit`, from util-linux); bounded capture of standard output and
-//! error (the tails are kept).
+//! per process (`prlimit`, from util-linux); bounded capture of standard
+//! output and error (the tails are kept).
 //!
 //! With bubblewrap (`bwrap`) the program also runs in new user, PID,
-//! network, IPC and UTS namespaces: no network, its own `/tmp`, the system
-//! directories (`/usr`, `/bin`, `/lib*`, `/etc`) read-only and nothing of
-//! the host's other files — so neither the environment's `private/` folder
-//! nor any other copy of the answers is reachable; and killing the sandbox
-//! kills every process in it. Without bubblewrap none of that holds: the
-//! program runs as this user, can read whatever this user can and use the
-//! network, and a child that starts its own session escapes the group
-//! kill. The execution's `isolation` field says which case applied.
+//! network, IPC and UTS namespaces: no network, its own `/tmp` (a tmpfs
+//! capped at the file-size limit), the system directories (`/usr`, `/bin`,
+//! `/lib*`, `/etc`) read-only and nothing of the host's other files — so
+//! neither the environment's `private/` folder nor any other copy of the
+//! answers is reachable; and killing the sandbox kills every process in it.
+//! Without bubblewrap none of that holds: the program runs as this user,
+//! can read whatever this user can and use the network, and a child that
+//! starts its own session escapes the group kill. The execution's
+//! `isolation` field says which case applied.
+//!
+//! Not enforced either way (there are no cgroups here): the total memory of
+//! several processes together, the number of processes, and the total size
+//! of the workspace.
 
 use crate::error::{Error, Result};
 use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
-use sandmle_core::csv::{ReadOptions, read_csv, write_csv};
+use sandmle_core::csv::{ReadOptions, read_csv_bytes, write_csv};
 use sandmle_core::{ExecStatus, Execution, Executor, Program, PublicView, Solution, Timings};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -78,12 +87,39 @@ pub struct ProcessExecutor {
 /// Whether bubblewrap can create a sandbox on this machine (it may be
 /// installed but refused by the kernel's user-namespace policy).
 pub fn bubblewrap_available() -> bool {
-    Command::new("bwrap")
-        .args(["--unshare-all", "--ro-bind", "/", "/", "--", "/bin/true"])
+    let Ok(probe) = tempfile::tempdir() else { return false };
+    let mut argv = bwrap_args(probe.path(), 1 << 20);
+    argv.push("/bin/true".into());
+    Command::new(&argv[0])
+        .args(&argv[1..])
+        .env_clear()
+        .env("PATH", SAFE_PATH)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// The `PATH` a program sees.
+const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// bubblewrap's arguments for a workspace, up to and including `--`.
+fn bwrap_args(ws: &Path, tmp_bytes: u64) -> Vec<String> {
+    let mut argv: Vec<String> =
+        ["bwrap", "--unshare-all", "--die-with-parent", "--new-session"].map(String::from).into();
+    for dir in ["/usr", "/etc"] {
+        argv.extend(["--ro-bind".into(), dir.into(), dir.into()]);
+    }
+    for dir in ["/bin", "/sbin", "/lib", "/lib32", "/lib64"] {
+        if Path::new(dir).exists() {
+            argv.extend(["--ro-bind".into(), dir.into(), dir.into()]);
+        }
+    }
+    argv.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
+    argv.extend(["--size".into(), tmp_bytes.to_string(), "--tmpfs".into(), "/tmp".into()]);
+    argv.extend(["--bind".into(), ws.display().to_string(), "/workspace".into()]);
+    argv.extend(["--chdir", "/workspace", "--"].map(String::from));
+    argv
 }
 
 const WITH_BWRAP: &str = "bubblewrap: no network; new user, PID, IPC and UTS namespaces; own /tmp; system \
@@ -130,18 +166,18 @@ impl ProcessExecutor {
         let stdout = tail_reader(child.stdout.take(), self.limits.output_tail);
         let stderr = tail_reader(child.stderr.take(), self.limits.output_tail);
         let outcome = wait_with_deadline(&mut child, program.timeout)?;
-        // The main process is done: end whatever it left behind.
-        kill_group(&child);
-        let _ = child.wait();
         let (stdout_tail, stderr_tail) = (stdout.finish(), stderr.finish());
         timings.push("run", start.elapsed());
 
         let start = Instant::now();
         let status = match outcome {
             Waited::TimedOut => ExecStatus::TimedOut,
-            // Killed by SIGXFSZ, directly or as the child of a shell
-            // (which then exits with 128 + 25).
-            Waited::Exited(s) if s.signal() == Some(Signal::SIGXFSZ as i32) || s.code() == Some(128 + 25) => {
+            // Killed by SIGXFSZ, or a file stopped at the limit (a shell's
+            // child killed by the signal, or a program ignoring it).
+            Waited::Exited(s)
+                if s.signal() == Some(Signal::SIGXFSZ as i32)
+                    || (!s.success() && reached_size_limit(ws, self.limits.file_size)) =>
+            {
                 ExecStatus::OutputLimitExceeded
             }
             Waited::Exited(s) if !s.success() && memory_failure(&stderr_tail) => ExecStatus::MemoryExceeded,
@@ -167,47 +203,51 @@ impl ProcessExecutor {
     }
 
     fn command(&self, program: &Program, ws: &Path, use_bwrap: bool) -> Command {
-        let limits = [
+        let mut argv: Vec<String> = if use_bwrap { bwrap_args(ws, self.limits.file_size) } else { Vec::new() };
+        argv.extend([
             "prlimit".to_owned(),
             format!("--as={}", self.limits.address_space),
             format!("--fsize={}", self.limits.file_size),
             "--".to_owned(),
-        ];
-        let mut argv: Vec<String> = Vec::new();
-        if use_bwrap {
-            argv.extend(["bwrap", "--unshare-all", "--die-with-parent", "--new-session"].map(String::from));
-            for dir in ["/usr", "/etc"] {
-                argv.extend(["--ro-bind".into(), dir.into(), dir.into()]);
-            }
-            for dir in ["/bin", "/sbin", "/lib", "/lib32", "/lib64"] {
-                if Path::new(dir).exists() {
-                    argv.extend(["--ro-bind".into(), dir.into(), dir.into()]);
-                }
-            }
-            argv.extend(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"].map(String::from));
-            argv.extend(["--bind".into(), ws.display().to_string(), "/workspace".into()]);
-            argv.extend(["--chdir", "/workspace", "--setenv", "HOME", "/workspace", "--"].map(String::from));
-        }
-        argv.extend(limits);
+        ]);
         argv.extend(program.command.iter().cloned());
+        let home = if use_bwrap { "/workspace".into() } else { ws.display().to_string() };
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..])
             .current_dir(ws)
+            .env_clear()
+            .env("PATH", SAFE_PATH)
+            .env("LANG", "C.UTF-8")
+            .env("HOME", &home)
+            .env("SANDMLE_WORKSPACE", &home)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .env("SANDMLE_WORKSPACE", if use_bwrap { "/workspace".into() } else { ws.display().to_string() })
             .process_group(0);
         cmd
     }
 
+    /// Reads `submission.csv` if it is a regular file within the size
+    /// limit (a link to the answers, a FIFO that never ends or a device
+    /// are refused; every process of the run is dead by now, so the file
+    /// cannot change between the check and the read).
     fn collect(&self, ws: &Path, view: &PublicView<'_>) -> std::result::Result<sandmle_core::Table, String> {
         let path = ws.join("submission.csv");
-        let meta = std::fs::metadata(&path).map_err(|_| "the program wrote no submission.csv".to_owned())?;
+        let meta = std::fs::symlink_metadata(&path).map_err(|_| "the program wrote no submission.csv".to_owned())?;
+        if !meta.file_type().is_file() {
+            return Err("submission.csv is not a regular file".into());
+        }
         if meta.len() > self.limits.file_size {
             return Err(format!("submission.csv is {} bytes, over the limit", meta.len()));
         }
-        read_csv(&path, &ReadOptions::with_id(view.task.id_column.clone())).map_err(|e| e.to_string())
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path)
+            .and_then(|f| f.take(self.limits.file_size + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("submission.csv: {e}"))?;
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            return Err("submission.csv is gzip-compressed; write plain CSV".into());
+        }
+        read_csv_bytes(&bytes, &path, &ReadOptions::with_id(view.task.id_column.clone())).map_err(|e| e.to_string())
     }
 }
 
@@ -267,25 +307,39 @@ enum Waited {
     TimedOut,
 }
 
+/// Waits for the child until the deadline, then kills its process group
+/// and reaps it. The group is killed while the exited child is still a
+/// zombie (`WNOWAIT`), so its process id — the group's id — cannot have been
+/// reused by another process when the signal is sent.
 fn wait_with_deadline(child: &mut Child, timeout: Duration) -> Result<Waited> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(status) = child.try_wait().map_err(|e| Error::io("<child>", e))? {
-            return Ok(Waited::Exited(status));
+    let deadline = Instant::now()
+        .checked_add(timeout)
+        .ok_or_else(|| Error::Sandbox { reason: format!("timeout {timeout:?} is too long") })?;
+    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
+    let timed_out = loop {
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG;
+        match waitid(Id::Pid(pid), flags) {
+            Ok(WaitStatus::StillAlive) => {}
+            Ok(_) => break false,
+            Err(e) => return Err(Error::io("<child>", std::io::Error::from(e))),
         }
         if Instant::now() >= deadline {
-            kill_group(child);
-            return Ok(Waited::TimedOut);
+            break true;
         }
         std::thread::sleep(Duration::from_millis(10));
-    }
+    };
+    let _ = killpg(pid, Signal::SIGKILL);
+    let status = child.wait().map_err(|e| Error::io("<child>", e))?;
+    Ok(if timed_out { Waited::TimedOut } else { Waited::Exited(status) })
 }
 
-/// SIGKILL to the child's process group (the child leads it).
-fn kill_group(child: &Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-    }
+/// `true` if some file in the workspace stopped at the file-size limit.
+fn reached_size_limit(dir: &Path, limit: u64) -> bool {
+    std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| match e.file_type() {
+        Ok(t) if t.is_dir() => reached_size_limit(&e.path(), limit),
+        Ok(t) if t.is_file() => e.metadata().is_ok_and(|m| m.len() >= limit),
+        _ => false,
+    })
 }
 
 fn memory_failure(stderr: &str) -> bool {

@@ -21,6 +21,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The most trees a forest may have.
+pub const MAX_TREES: usize = 10_000;
+/// The most hash buckets a `text` step may have.
+pub const MAX_TEXT_FEATURES: usize = 1 << 16;
+/// The most one-hot levels an `encode` step may keep.
+pub const MAX_LEVELS: usize = 10_000;
+
 /// A pipeline: preprocessing steps and one model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -345,11 +352,46 @@ impl PipelineSpec {
         }
     }
 
-    /// Parses a spec from JSON.
+    /// Parses a spec from JSON and checks its sizes ([`PipelineSpec::check`]).
     ///
     /// # Errors
-    /// [`crate::Error::Spec`] with serde's message (unknown fields included).
+    /// [`crate::Error::Spec`] with serde's message (unknown fields included),
+    /// or [`crate::Error::BadParameter`].
     pub fn from_json(value: &serde_json::Value) -> crate::Result<Self> {
-        serde_json::from_value(value.clone()).map_err(|e| crate::Error::Spec { reason: e.to_string() })
+        let spec: PipelineSpec =
+            serde_json::from_value(value.clone()).map_err(|e| crate::Error::Spec { reason: e.to_string() })?;
+        spec.check()?;
+        Ok(spec)
+    }
+
+    /// Checks the sizes a spec asks for, so that a hostile or mistaken spec
+    /// cannot exhaust memory or time: at most [`MAX_TREES`] trees,
+    /// [`MAX_TEXT_FEATURES`] hash buckets and [`MAX_LEVELS`] one-hot levels.
+    ///
+    /// # Errors
+    /// [`crate::Error::BadParameter`].
+    pub fn check(&self) -> crate::Result<()> {
+        let too_big = |model: &'static str, param: &'static str, max: usize| crate::Error::BadParameter {
+            model,
+            param,
+            reason: format!("must be at most {max}"),
+        };
+        for step in &self.steps {
+            match step {
+                Step::Text { n_features: Some(n), .. } if *n > MAX_TEXT_FEATURES => {
+                    return Err(too_big("text", "n_features", MAX_TEXT_FEATURES));
+                }
+                Step::Encode { max_levels: Some(n), .. } if *n > MAX_LEVELS => {
+                    return Err(too_big("encode", "max_levels", MAX_LEVELS));
+                }
+                _ => {}
+            }
+        }
+        match &self.model {
+            ModelSpec::RandomForest { n_trees, .. } | ModelSpec::HistForest { n_trees, .. } if *n_trees > MAX_TREES => {
+                Err(too_big(self.model.type_name(), "n_trees", MAX_TREES))
+            }
+            _ => Ok(()),
+        }
     }
 }

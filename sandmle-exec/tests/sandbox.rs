@@ -152,6 +152,52 @@ fn a_huge_file_is_stopped_at_the_size_limit() {
 }
 
 #[test]
+fn a_program_ignoring_the_size_signal_is_still_reported() {
+    // Python ignores SIGXFSZ and fails with "File too large" instead.
+    let env = tiny_environment();
+    let limits = Limits { file_size: 10 << 20, ..Limits::default() };
+    let script = "python3 -c \"open('big.bin', 'wb').write(b'0' * 50000000)\"\n";
+    let out = run(SandboxMode::Off, limits, &env, script, Duration::from_secs(60));
+    assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{}", out.stderr_tail);
+}
+
+#[test]
+fn links_fifos_and_gzip_are_not_read_as_submissions() {
+    let env = tiny_environment();
+    for script in [
+        "ln -s /etc/hostname submission.csv\n",
+        "mkfifo submission.csv\n",
+        "gzip -c sample_submission.csv > submission.csv\n",
+    ] {
+        let start = Instant::now();
+        let out = run(SandboxMode::Off, Limits::default(), &env, script, Duration::from_secs(30));
+        assert!(matches!(out.status, ExecStatus::Failed { .. }), "{script}: {:?}", out.status);
+        assert!(out.submission.is_none());
+        assert!(start.elapsed() < Duration::from_secs(10), "{script}");
+    }
+}
+
+#[test]
+fn the_program_sees_no_host_environment_variables() {
+    let env = tiny_environment();
+    let out = run(
+        SandboxMode::Off,
+        Limits::default(),
+        &env,
+        "env; cp sample_submission.csv submission.csv\n",
+        Duration::from_secs(30),
+    );
+    let names: Vec<&str> = out.stdout_tail.lines().filter_map(|l| l.split('=').next()).collect();
+    for name in &names {
+        assert!(
+            ["PATH", "HOME", "LANG", "SANDMLE_WORKSPACE", "PWD", "SHLVL", "_", "OLDPWD"].contains(name),
+            "{name} leaked"
+        );
+    }
+    assert!(!out.stdout_tail.contains("CARGO"), "{}", out.stdout_tail);
+}
+
+#[test]
 fn a_well_behaved_program_is_graded() {
     let env = breast_cancer();
     for mode in [SandboxMode::Off, SandboxMode::Required] {

@@ -198,6 +198,27 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// `true` when the fault lies with the environment rather than the
+    /// submission: an unknown metric or bad parameter, or truth values the
+    /// metric cannot score (a single class, missing, negative or
+    /// non-integral labels in the answers).
+    pub fn is_environment_fault(&self) -> bool {
+        matches!(
+            self,
+            Error::UnknownMetric { .. }
+                | Error::BadParameter { .. }
+                | Error::SingleClass { .. }
+                | Error::EmptyLeaderboard
+        ) || matches!(
+            self,
+            Error::NonFinite { side: "truth", .. }
+                | Error::NegativeValue { side: "truth", .. }
+                | Error::ContinuousLabels { side: "truth", .. }
+        )
+    }
+}
+
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

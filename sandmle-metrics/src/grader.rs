@@ -15,8 +15,9 @@ use std::path::Path;
 /// rounds the score to 5 decimals as MLE-bench does, and compares the
 /// rounded score with the thresholds: medals inclusive (`>=` gold, or `<=`
 /// when lower is better) and exclusive of each other, above-median strict.
-/// A NaN score (a constant prediction under Pearson, say) is a valid
-/// submission without a score or medal; the report's `error` says why.
+/// A NaN score (a constant prediction under Pearson, say) or an overflowing
+/// one is a valid submission without a score or medal; the report's
+/// `error` says why.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StandardGrader;
 
@@ -65,6 +66,10 @@ pub fn report_for_score(
         r.error = Some("the metric is undefined on this submission (NaN), for example for constant predictions".into());
         return r;
     }
+    if score.is_infinite() {
+        r.error = Some("the metric overflowed on this submission (its predictions are too large)".into());
+        return r;
+    }
     let rounded = round5(score);
     r.score = Some(score);
     r.score_rounded = Some(rounded);
@@ -79,13 +84,33 @@ pub fn report_for_score(
     r
 }
 
-impl Grader for StandardGrader {
-    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> GradeReport {
+impl StandardGrader {
+    /// Grades a submission, telling the two kinds of failure apart: an
+    /// invalid submission is an `Ok` report with `valid_submission: false`;
+    /// a fault of the environment ([`Error::is_environment_fault`]: unknown
+    /// metric, unscorable answers) is an `Err`.
+    ///
+    /// # Errors
+    /// The environment faults.
+    pub fn grade_checked(&self, task: &GradingTask<'_>, submission: &Table) -> Result<GradeReport, Error> {
         let spec = task.spec;
         match self.score(task, submission) {
-            Ok(score) => report_for_score(score, spec.task.direction, spec.thresholds.as_ref(), task.leaderboard),
-            Err(e) => GradeReport::invalid(spec.task.direction, spec.thresholds.as_ref(), e.to_string()),
+            Ok(score) => Ok(report_for_score(score, spec.task.direction, spec.thresholds.as_ref(), task.leaderboard)),
+            Err(e) if e.is_environment_fault() => Err(e),
+            Err(e) => Ok(GradeReport::invalid(spec.task.direction, spec.thresholds.as_ref(), e.to_string())),
         }
+    }
+}
+
+impl Grader for StandardGrader {
+    /// Grades a submission; an environment fault is reported as an invalid
+    /// submission whose error starts with `environment:` (use
+    /// [`StandardGrader::grade_checked`] to tell it apart).
+    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> GradeReport {
+        let spec = task.spec;
+        self.grade_checked(task, submission).unwrap_or_else(|e| {
+            GradeReport::invalid(spec.task.direction, spec.thresholds.as_ref(), format!("environment: {e}"))
+        })
     }
 
     fn thresholds(&self, leaderboard: &Leaderboard) -> sandmle_core::Result<Thresholds> {

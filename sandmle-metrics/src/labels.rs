@@ -80,6 +80,9 @@ impl Labels {
     }
 
     /// The label of row `i` as text (whole numbers without a decimal point).
+    ///
+    /// # Panics
+    /// If `i` is not below [`Labels::len`].
     pub fn text(&self, i: usize) -> String {
         match self {
             Labels::Num(v) => format_label(v[i]),

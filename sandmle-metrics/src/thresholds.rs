@@ -58,7 +58,7 @@ pub fn thresholds_from_scores(scores: &[f64]) -> Result<Thresholds> {
 
 /// HumanRank: `(N - position + 1) / N` where position is 1 plus the number
 /// of leaderboard scores strictly better than `score` (ties go to the
-/// agent). 1.0 is first place; `1/N` is last.
+/// agent). 1.0 is first place; a score worse than every entry gets 0.
 pub fn human_rank(score: f64, leaderboard: &[f64], direction: Direction) -> Option<f64> {
     if leaderboard.is_empty() || score.is_nan() {
         return None;

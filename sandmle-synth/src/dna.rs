@@ -156,7 +156,11 @@ pub fn measure_signal(
 ) -> Result<Signal> {
     let task = env.task();
     let n = env.train.n_rows();
-    let folds = folds.clamp(2, n.max(2));
+    let folds = folds.max(2);
+    // Each fold trains on at least two rows and tests on at least one.
+    if n < 3 * folds {
+        return Err(crate::Error::TooFewRows { needed: 3 * folds, available: n });
+    }
     let mut rows: Vec<usize> = (0..n).collect();
     let mut rng = rng_for(seed, "signal-folds");
     shuffle(&mut rows, &mut rng);

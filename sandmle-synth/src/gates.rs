@@ -3,13 +3,13 @@
 //!
 //! | gate | passes when |
 //! |---|---|
-//! | `schema` | the tables agree with the task, and train and test share their feature columns and types |
+//! | `schema` | the tables agree with the task, and train and test share their feature columns, numeric in both or in neither |
 //! | `sample_submission` | the sample submission grades as valid |
 //! | `thresholds_ordered` | gold is strictly better than silver, silver than bronze, bronze than the median (thresholds from the baseline-panel leaderboard) |
 //! | `gold_beats_sample` | gold is strictly better than the sample submission's score |
 //! | `solvable` | the best baseline beats the sample (constant) submission by at least `solvable_margin` of the sample's score (an absolute 0.05 when that score is 0) |
 //! | `not_saturated` | the sample submission does not reach bronze |
-//! | `no_leakage` | ids are uninformative (absolute Spearman correlation of numeric ids with the first target at most 0.3), no test row repeats a training row's features, and no single numeric feature reproduces the target (ROC AUC or absolute Spearman correlation below `leak_limit`) |
+//! | `no_leakage` | ids are uninformative (absolute Spearman correlation of numeric ids with the first target at most 0.3), no test row repeats a training row's features, and no single numeric feature reproduces the target: below `leak_limit` its ROC AUC (two classes), its class separation (more classes: 1 when sorting by it leaves each class in one run) or its absolute Spearman correlation (values) |
 //! | `no_answers_in_public` | no column of `test.csv` or `sample_submission.csv` equals an answer column |
 //!
 //! The panel and the grader come in through core's traits
@@ -177,6 +177,7 @@ impl GateVerifier {
         let dups = (0..env.test.n_rows()).filter(|&r| train_rows.contains(&key(&env.test, r))).count();
         figures.insert("duplicate_test_rows".into(), dups as f64);
         // Single-feature reproduction of the target.
+        let classes = task.kind.is_classification();
         let mut worst = (0.0, String::new());
         for (name, col) in env.train.iter() {
             if name == task.id_column || task.target_columns.iter().any(|t| t == name) {
@@ -185,7 +186,7 @@ impl GateVerifier {
             if let Column::Numeric(x) = col {
                 let (xs, ys): (Vec<f64>, Vec<f64>) =
                     x.iter().zip(&y).filter(|(a, b)| a.is_finite() && b.is_finite()).map(|(&a, &b)| (a, b)).unzip();
-                let r = correlation(&ranks(&xs), &ranks(&ys)).abs();
+                let r = if classes { separation(&xs, &ys) } else { correlation(&ranks(&xs), &ranks(&ys)).abs() };
                 if r > worst.0 {
                     worst = (r, name.to_owned());
                 }
@@ -199,6 +200,32 @@ impl GateVerifier {
         );
         (ok, figures, detail)
     }
+}
+
+/// How well one feature alone separates the classes: for two classes its
+/// ROC AUC (or 1 - AUC, whichever is larger); for more, 1 when sorting by
+/// the feature puts every class in one contiguous run, falling towards 0
+/// as the sorted labels change more often.
+fn separation(x: &[f64], y: &[f64]) -> f64 {
+    let mut classes: Vec<f64> = y.to_vec();
+    classes.sort_by(f64::total_cmp);
+    classes.dedup();
+    let k = classes.len();
+    if k < 2 || x.len() < 2 {
+        return 0.0;
+    }
+    if k == 2 {
+        let r = ranks(x);
+        let pos: Vec<f64> = r.iter().zip(y).filter(|(_, l)| **l == classes[1]).map(|(r, _)| *r).collect();
+        let (n1, n0) = (pos.len() as f64, (x.len() - pos.len()) as f64);
+        let auc = (pos.iter().sum::<f64>() - n1 * (n1 + 1.0) / 2.0) / (n1 * n0);
+        return auc.max(1.0 - auc);
+    }
+    let mut order: Vec<usize> = (0..x.len()).collect();
+    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]).then(y[a].total_cmp(&y[b])));
+    let changes = order.windows(2).filter(|w| y[w[0]] != y[w[1]]).count();
+    let n = x.len() as f64;
+    1.0 - (changes as f64 - (k - 1) as f64).max(0.0) / (n - k as f64).max(1.0)
 }
 
 /// The first target as numbers for rank statistics: values, or label

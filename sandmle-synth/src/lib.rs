@@ -41,6 +41,7 @@
 mod describe;
 mod dna;
 mod error;
+mod features;
 mod fidelity;
 mod funnel;
 mod gates;

@@ -103,7 +103,7 @@ impl Rule {
         let v = |j: usize| x[j][row];
         let mut s: f64 = self.linear.iter().map(|&(j, w)| w * v(j)).sum();
         s += self.pairs.iter().map(|&(a, b, w)| w * v(a) * v(b)).sum::<f64>();
-        s += self.sines.iter().map(|&(j, f, w)| w * (f * v(j)).sin()).sum::<f64>();
+        s += self.sines.iter().map(|&(j, f, w)| w * libm::sin(f * v(j))).sum::<f64>();
         if let Some(t) = &self.tree {
             let left = v(t.nodes[0].0) <= t.nodes[0].1;
             let (child, base) = if left { (t.nodes[1], 0) } else { (t.nodes[2], 2) };
@@ -152,7 +152,7 @@ pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Ve
         }
         for c in 0..k {
             let have = (counts[c] + 0.5) / (n as f64 + 0.5 * k as f64);
-            offsets[c] += 0.5 * (shares[c].max(1e-3) / have).ln();
+            offsets[c] += 0.5 * libm::log(shares[c].max(1e-3) / have);
         }
     }
     (assign(&offsets), offsets)

@@ -1,7 +1,8 @@
 //! [`StratifiedShrinker`]: a real seed task cut down to a micro task.
 //!
-//! Rows are drawn from the seed's labelled training rows only (the seed's
-//! own test answers stay unused). The sizes:
+//! Rows are drawn from the seed's labelled training rows only (rows with a
+//! missing target are left out; the seed's own test answers stay unused).
+//! The sizes:
 //!
 //! - **train**: `train_rows` (50 to 200; default 200), or half the seed's
 //!   rows (at least 50) when the seed has fewer than twice that;
@@ -14,8 +15,9 @@
 //! Sampling is stratified: on the classes of the (first) target, or on its
 //! deciles for values. Each stratum gets its share of both splits by the
 //! largest-remainder method, and every class with at least `min_per_class`
-//! seed rows gets at least one row in each split. The sample is then
-//! checked: each feature's missing rate within
+//! seed rows gets at least one row in each split, taken from the largest
+//! class (which keeps at least one). The sample is then checked: each
+//! feature's missing rate within
 //! `max(0.05, 3 sqrt(p (1 - p) / n))` of the seed's, and every category
 //! with a seed share of 5% or more present in the training rows. A sample
 //! outside tolerance is drawn again from the next stream (up to
@@ -40,7 +42,7 @@ use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 
 /// Version of the shrinker: bumped whenever its output changes.
-pub const SHRINK_VERSION: &str = "1";
+pub const SHRINK_VERSION: &str = "2";
 
 /// The stratified, deterministic shrinker.
 #[derive(Debug, Clone, Copy)]
@@ -218,8 +220,9 @@ impl StratifiedShrinker {
     pub fn shrink_env(&self, seed_env: &Environment, seed: u64) -> Result<Environment> {
         self.check()?;
         let task = seed_env.task();
-        let pool = seed_env.train.n_rows();
-        let strata = strata(task, &seed_env.train)?;
+        let source = labelled_rows(seed_env)?;
+        let pool = source.n_rows();
+        let strata = strata(task, &source)?;
         let k = strata.iter().copied().max().map_or(0, |m| m + 1);
         let sizes: Vec<usize> = (0..k).map(|c| strata.iter().filter(|&&s| s == c).count()).collect();
         if pool < 100 {
@@ -230,21 +233,17 @@ impl StratifiedShrinker {
         let classes = task.submission_form() != SubmissionForm::Value;
         let mut skip: Vec<&str> = vec![task.id_column.as_str()];
         skip.extend(task.target_columns.iter().map(String::as_str));
-        let features: Vec<&sandmle_core::Column> =
-            seed_env.train.iter().filter(|(n, _)| !skip.contains(n)).map(|(_, c)| c).collect();
-        let key = |r: usize| -> String {
-            features.iter().map(|c| c.get_str(r).unwrap_or_default()).collect::<Vec<_>>().join("\u{1f}")
-        };
+        let key = |r: usize| source.row_key(r, &skip);
         let mut last = String::new();
         for attempt in 0..self.max_attempts {
             let mut rng = rng_for(seed, &format!("shrink-{attempt}"));
             let (train_idx, test_idx) = self.draw(&strata, (train_rows, test_rows), classes, &key, &mut rng);
-            let mut train = seed_env.train.take(&train_idx)?;
-            if let Err(why) = self.within_tolerance(&seed_env.train, &train, &skip) {
+            let mut train = source.take(&train_idx)?;
+            if let Err(why) = self.within_tolerance(&source, &train, &skip) {
                 last = why;
                 continue;
             }
-            let mut test = seed_env.train.take(&test_idx)?;
+            let mut test = source.take(&test_idx)?;
             rekey(&mut train, &mut test, &task.id_column, &mut rng)?;
             return self.assemble(seed_env, train, test, seed, attempt);
         }
@@ -297,6 +296,16 @@ impl StratifiedShrinker {
         env.validate()?;
         Ok(env)
     }
+}
+
+/// The seed's training rows whose targets are all present: a row without
+/// a label can be neither trained on nor graded.
+fn labelled_rows(seed_env: &Environment) -> Result<Table> {
+    let task = seed_env.task();
+    let targets =
+        task.target_columns.iter().map(|t| seed_env.train.column(t)).collect::<sandmle_core::Result<Vec<_>>>()?;
+    let rows: Vec<usize> = (0..seed_env.train.n_rows()).filter(|&r| targets.iter().all(|c| !c.is_missing(r))).collect();
+    if rows.len() == seed_env.train.n_rows() { Ok(seed_env.train.clone()) } else { Ok(seed_env.train.take(&rows)?) }
 }
 
 /// Gives the rows fresh ids — a random permutation of `0..n` over both

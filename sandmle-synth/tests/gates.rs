@@ -97,10 +97,12 @@ fn not_saturated_fails_when_the_sample_reaches_bronze() {
 #[test]
 fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
     let v = verifier(good_scores());
-    // A feature that is the target.
+    // A feature that separates the two classes perfectly (not equal to the
+    // target: the target plus noise smaller than the gap).
     let mut env = micro();
-    let y = env.train.column("diagnosis").unwrap().clone();
-    env.train.push_column("leak", y).unwrap();
+    let y = env.train.numeric("diagnosis").unwrap().to_vec();
+    let leak: Vec<f64> = y.iter().enumerate().map(|(i, v)| v * 10.0 + (i % 7) as f64).collect();
+    env.train.push_column("leak", Column::Numeric(leak)).unwrap();
     let n = env.test.n_rows();
     env.test.push_column("leak", Column::Numeric(vec![0.0; n])).unwrap();
     assert!(failed(&v, &env).contains(&"no_leakage".to_owned()));
@@ -134,4 +136,29 @@ fn no_answers_in_public_fails_when_a_public_column_is_an_answer_column() {
     let n = env.train.n_rows();
     env.train.push_column("hint", Column::Numeric(vec![0.0; n])).unwrap();
     assert!(failed(&verifier(good_scores()), &env).contains(&"no_answers_in_public".to_owned()));
+}
+
+#[test]
+fn no_leakage_catches_a_feature_that_orders_many_classes() {
+    let s = Environment::read(format!("{}/../examples/seeds/wine", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut env = StratifiedShrinker::default().shrink_env(&s, 2).unwrap();
+    // Classes as three runs: label code times 10 plus noise below 10.
+    let labels: Vec<String> = (0..env.train.n_rows())
+        .map(|i| env.train.column("cultivar").unwrap().get_str(i).unwrap().into_owned())
+        .collect();
+    let leak: Vec<f64> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| l.trim_start_matches("class_").parse::<f64>().unwrap() * 10.0 + (i % 9) as f64)
+        .collect();
+    env.train.push_column("leak", Column::Numeric(leak)).unwrap();
+    let n = env.test.n_rows();
+    env.test.push_column("leak", Column::Numeric(vec![0.0; n])).unwrap();
+    let v = GateVerifier::new(
+        Arc::new(FixedPanel(vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])),
+        Arc::new(StandardGrader),
+    );
+    let leak_gate = v.run(&env).unwrap().into_iter().find(|g| g.gate == "no_leakage").unwrap();
+    assert!(!leak_gate.passed, "{leak_gate:?}");
+    assert_eq!(leak_gate.figures["max_feature_association"], 1.0);
 }

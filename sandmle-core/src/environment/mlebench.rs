@@ -1,6 +1,7 @@
 //! Import of a prepared MLE-bench competition.
 
 use super::Environment;
+use super::read::answer_options;
 use crate::csv::{ReadOptions, read_csv};
 use crate::error::{Error, Result};
 use crate::grading::{GradingSpec, Leaderboard, SubmissionRules};
@@ -68,12 +69,12 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     let task = &import.task;
     let opts = ReadOptions::with_id(task.id_column.clone());
     // A file may also be stored gzip-compressed as `<name>.gz`.
-    let read = |path: PathBuf| {
+    let read = |path: PathBuf, opts: &ReadOptions| {
         let gz = PathBuf::from(format!("{}.gz", path.display()));
         if path.exists() {
-            read_csv(&path, &opts)
+            read_csv(&path, opts)
         } else if gz.exists() {
-            read_csv(&gz, &opts)
+            read_csv(&gz, opts)
         } else {
             Err(Error::MissingFile { path })
         }
@@ -83,12 +84,21 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
         std::io::ErrorKind::NotFound => Error::MissingFile { path: description_path.clone() },
         _ => Error::io(&description_path, e),
     })?;
-    let train = read(public.join(&import.train_file))?;
-    let test = read(public.join(&import.test_file))?.without(&task.target_columns);
-    let sample_submission = read(public.join(&import.sample_submission_file))?;
+    let train = read(public.join(&import.train_file), &opts)?;
+    // Test features take the training features' types (see `Environment::read`).
+    let test_options = ReadOptions {
+        id_column: Some(task.id_column.clone()),
+        types: train
+            .schema()
+            .into_iter()
+            .filter(|(n, _)| *n != task.id_column && !task.target_columns.contains(n))
+            .collect(),
+    };
+    let test = read(public.join(&import.test_file), &test_options)?.without(&task.target_columns);
+    let sample_submission = read(public.join(&import.sample_submission_file), &answer_options(task))?;
     let mut keep = vec![task.id_column.clone()];
     keep.extend(task.prediction_columns.iter().cloned());
-    let answers = read(private.join(&import.answers_file))?.select(&keep)?;
+    let answers = read(private.join(&import.answers_file), &answer_options(task))?.select(&keep)?;
     let leaderboard = import.leaderboard.as_ref().map(Leaderboard::read).transpose()?;
     let mut provenance = Provenance::new(&task.id, "mlebench-import", IMPORT_VERSION, 0);
     provenance.details.insert("answers_file".into(), serde_json::Value::String(import.answers_file.clone()));

@@ -43,7 +43,7 @@ impl GradingBundle {
             .collect();
         let files = Files::check(dir, &private)?;
         let (path, bytes) = files.table(PRIVATE_DIR, "answers")?;
-        let answers = read_csv_bytes(bytes, path, &ReadOptions::with_id(spec.task.id_column.clone()))?;
+        let answers = read_csv_bytes(bytes, path, &answer_options(&spec.task))?;
         let leaderboard = read_leaderboard(&files, &spec)?;
         Ok(GradingBundle { spec, answers, leaderboard })
     }
@@ -96,12 +96,19 @@ impl Environment {
         let grading = read_grading(dir)?;
         let files = Files::check(dir, &grading.files)?;
         let task = &grading.task;
-        let opts = ReadOptions::with_id(task.id_column.clone());
         let description = String::from_utf8(files.get(&format!("{PUBLIC_DIR}/description.md"))?.1.clone())
             .map_err(|_| Error::InvalidEnvironment { reason: "description.md is not UTF-8".into() })?;
-        let table = |dir: &str, stem: &str| {
+        let table = |dir: &str, stem: &str, opts: &ReadOptions| {
             let (path, bytes) = files.table(dir, stem)?;
-            read_csv_bytes(bytes, path, &opts)
+            read_csv_bytes(bytes, path, opts)
+        };
+        let train = table(PUBLIC_DIR, "train", &ReadOptions::with_id(task.id_column.clone()))?;
+        // The test features take the training features' types, so that a
+        // column the two files would type differently (all whole numbers in
+        // one, say) reads alike in both.
+        let test_options = ReadOptions {
+            id_column: Some(task.id_column.clone()),
+            types: train.schema().into_iter().filter(|(n, _)| *n != task.id_column).collect(),
         };
         let provenance_path = format!("{PRIVATE_DIR}/provenance.json");
         let (ppath, pbytes) = files.get(&provenance_path)?;
@@ -109,10 +116,10 @@ impl Environment {
         let leaderboard = read_leaderboard(&files, &grading)?;
         let env = Environment {
             description,
-            train: table(PUBLIC_DIR, "train")?,
-            test: table(PUBLIC_DIR, "test")?,
-            sample_submission: table(PUBLIC_DIR, "sample_submission")?,
-            answers: table(PRIVATE_DIR, "answers")?,
+            test: table(PUBLIC_DIR, "test", &test_options)?,
+            sample_submission: table(PUBLIC_DIR, "sample_submission", &answer_options(task))?,
+            answers: table(PRIVATE_DIR, "answers", &answer_options(task))?,
+            train,
             grading,
             leaderboard,
             provenance,
@@ -120,6 +127,19 @@ impl Environment {
         env.validate()?;
         Ok(env)
     }
+}
+
+/// How answers and sample submissions are read: the id as text, and label
+/// lists (MAP@k) as text too, so that a label like `0012` is not read as
+/// the number 12.
+pub(crate) fn answer_options(task: &crate::task::TaskSpec) -> ReadOptions {
+    let mut options = ReadOptions::with_id(task.id_column.clone());
+    if task.submission_form() == crate::task::SubmissionForm::LabelList {
+        for c in &task.prediction_columns {
+            options.types.insert(c.clone(), crate::table::ColumnType::Text);
+        }
+    }
+    options
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>> {

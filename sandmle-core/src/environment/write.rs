@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 /// How to write an environment.
 #[derive(Debug, Clone, Default)]
 pub struct WriteOptions {
-    /// Replace an existing directory at the destination (atomically: the old
-    /// one is moved aside, the new one renamed in, the old one removed).
-    /// Files beside `prepared/` in the old directory are kept.
+    /// Replace an existing directory at the destination: an atomic exchange
+    /// on Linux, two renames elsewhere (see [`Environment::write`]). Files
+    /// beside `prepared/` in the old directory are kept.
     pub overwrite: bool,
     /// Gzip a table whose CSV is larger than this many bytes (`None`: never).
     pub gzip_over_bytes: Option<usize>,
@@ -70,7 +70,10 @@ impl Environment {
 
     /// Writes the environment at `dir` atomically: into a temporary sibling
     /// directory, then renamed into place. An interrupted write leaves no
-    /// partial environment at `dir`.
+    /// partial environment at `dir`. Replacing an existing environment
+    /// (`overwrite`) exchanges the two directories in one step on Linux
+    /// (`renameat2`); elsewhere it takes two renames, between which `dir`
+    /// briefly does not exist.
     ///
     /// # Errors
     /// [`Error::AlreadyExists`] if `dir` exists and `options.overwrite` is
@@ -98,22 +101,15 @@ impl Environment {
             write_synced(&path, bytes)?;
         }
         if dir.exists() {
-            carry_over_extra_files(dir, tmp.path())?;
-            let old = tempfile::Builder::new()
-                .prefix(".sandmle-replaced-")
-                .tempdir_in(&parent)
-                .map_err(|e| Error::io(&parent, e))?;
-            let aside = old.path().join("env");
-            std::fs::rename(dir, &aside).map_err(|e| Error::io(dir, e))?;
-            if let Err(e) = std::fs::rename(tmp.path(), dir) {
-                // Put the old environment back; the new one is dropped.
-                let _ = std::fs::rename(&aside, dir);
-                return Err(Error::io(dir, e));
-            }
-            // `old` (with the replaced environment) is removed on drop.
-        } else {
-            std::fs::rename(tmp.path(), dir).map_err(|e| Error::io(dir, e))?;
+            // Files kept beside `prepared/` are copied into the new
+            // directory first, so that a failure anywhere leaves the old
+            // directory as it was.
+            copy_extra_files(dir, tmp.path())?;
+            // After the swap the temporary path holds the old environment,
+            // which is removed when `tmp` drops.
+            return swap_dirs(tmp.path(), dir, &parent);
         }
+        std::fs::rename(tmp.path(), dir).map_err(|e| Error::io(dir, e))?;
         // The temporary directory was renamed away; forget it.
         let _ = tmp.keep();
         Ok(())
@@ -130,16 +126,52 @@ impl Environment {
     }
 }
 
-/// Moves what the old directory holds besides `prepared/` (a README, a
+/// Copies what the old directory holds besides `prepared/` (a README, a
 /// SOURCE.md, ...) into the new one, so that replacing an environment keeps
 /// the files kept beside it.
-fn carry_over_extra_files(old: &Path, new: &Path) -> Result<()> {
+fn copy_extra_files(old: &Path, new: &Path) -> Result<()> {
     for entry in std::fs::read_dir(old).map_err(|e| Error::io(old, e))? {
         let entry = entry.map_err(|e| Error::io(old, e))?;
         if entry.file_name() != "prepared" {
-            let to = new.join(entry.file_name());
-            std::fs::rename(entry.path(), &to).map_err(|e| Error::io(entry.path(), e))?;
+            copy_tree(&entry.path(), &new.join(entry.file_name()))?;
         }
+    }
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    let meta = std::fs::symlink_metadata(from).map_err(|e| Error::io(from, e))?;
+    if meta.is_dir() {
+        std::fs::create_dir(to).map_err(|e| Error::io(to, e))?;
+        for entry in std::fs::read_dir(from).map_err(|e| Error::io(from, e))? {
+            let entry = entry.map_err(|e| Error::io(from, e))?;
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        }
+    } else if meta.is_file() {
+        std::fs::copy(from, to).map_err(|e| Error::io(from, e))?;
+    }
+    Ok(())
+}
+
+/// Swaps the new directory into place: one atomic exchange where the
+/// system has it (Linux `renameat2` with `RENAME_EXCHANGE`), otherwise two
+/// renames, the old directory moved aside first and put back if the second
+/// rename fails.
+fn swap_dirs(new: &Path, dir: &Path, parent: &Path) -> Result<()> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
+        if renameat2(AT_FDCWD, new, AT_FDCWD, dir, RenameFlags::RENAME_EXCHANGE).is_ok() {
+            return Ok(());
+        }
+    }
+    let old =
+        tempfile::Builder::new().prefix(".sandmle-replaced-").tempdir_in(parent).map_err(|e| Error::io(parent, e))?;
+    let aside = old.path().join("env");
+    std::fs::rename(dir, &aside).map_err(|e| Error::io(dir, e))?;
+    if let Err(e) = std::fs::rename(new, dir) {
+        let _ = std::fs::rename(&aside, dir);
+        return Err(Error::io(dir, e));
     }
     Ok(())
 }

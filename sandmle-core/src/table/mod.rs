@@ -188,6 +188,17 @@ impl Table {
         t
     }
 
+    /// Row `row` as one string: every column's value but those in `skip`,
+    /// in column order, joined by the unit separator (U+001F). Equal keys
+    /// mean equal rows, for finding duplicates.
+    pub fn row_key(&self, row: usize, skip: &[&str]) -> String {
+        self.iter()
+            .filter(|(n, _)| !skip.contains(n))
+            .map(|(_, c)| c.get_str(row).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\u{1f}")
+    }
+
     /// The named numeric columns as a row-major `rows x columns` matrix
     /// (missing values stay NaN).
     ///

@@ -61,6 +61,8 @@ pub(super) fn multinomial(d: &Data<'_>, y: &[usize], k: usize, alpha: f64) -> Re
     };
     let (xu, xu_test) = (counts(x)?, counts(x_test)?);
     let yu: Array1<u32> = y.iter().map(|&c| c as u32).collect();
+    // As scikit-learn, a zero alpha is raised to 1e-10 so that no log is -inf.
+    let alpha = alpha.max(1e-10);
     let model = clock
         .fit("multinomial_nb", || MultinomialNB::fit(&xu, &yu, MultinomialNBParameters::default().with_alpha(alpha)))?;
     let (flp, class_count) = (model.feature_log_prob(), model.class_count());

@@ -33,6 +33,14 @@ pub(crate) struct Data<'a> {
 /// Class probabilities (`rows x classes`, classes in sorted label order)
 /// for the test rows.
 pub(crate) fn classify(d: &Data<'_>, spec: &ModelSpec, c: &Classes) -> Result<Array2<f64>> {
+    let p = class_probabilities(d, spec, c)?;
+    if p.iter().any(|v| !v.is_finite()) {
+        return Err(Error::NonFinitePrediction { model: spec.type_name() });
+    }
+    Ok(p)
+}
+
+fn class_probabilities(d: &Data<'_>, spec: &ModelSpec, c: &Classes) -> Result<Array2<f64>> {
     let (x, x_test) = (d.x, d.x_test);
     if c.k() < 2 && !matches!(spec, ModelSpec::Constant { .. }) {
         return Err(Error::SingleClass { column: c.column.clone() });
@@ -113,7 +121,8 @@ pub(crate) fn regress(d: &Data<'_>, spec: &ModelSpec, y: &[f64]) -> Result<Vec<f
     Ok(out)
 }
 
-fn median_of(y: &[f64]) -> f64 {
+/// The median (mean of the two middle values for an even count; 0 for none).
+pub(crate) fn median_of(y: &[f64]) -> f64 {
     let mut v = y.to_vec();
     v.sort_by(f64::total_cmp);
     match v.len() {

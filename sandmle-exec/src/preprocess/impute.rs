@@ -52,11 +52,7 @@ fn numeric_fill(v: &[f64], strategy: ImputeStrategy, constant: f64) -> f64 {
     }
     match strategy {
         ImputeStrategy::Mean => values.iter().sum::<f64>() / values.len() as f64,
-        ImputeStrategy::Median => {
-            values.sort_by(f64::total_cmp);
-            let n = values.len();
-            if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 }
-        }
+        ImputeStrategy::Median => crate::model::median_of(&values),
         _ => {
             values.sort_by(f64::total_cmp);
             let mut best = (values[0], 0usize);

@@ -49,7 +49,14 @@ pub fn report_json(r: &GradeReport) -> serde_json::Value {
 
 pub fn evaluate(a: &EvaluateArgs) -> Result<ExitCode, Failure> {
     let bundle = GradingBundle::read(&a.env)?;
-    let report = StandardGrader.grade_file(&bundle.grading_task(), &a.submission_path);
+    let task = bundle.grading_task();
+    StandardMetric::from_spec(&task.spec.task.metric)?;
+    let report = match StandardGrader.read_submission(&task, &a.submission_path) {
+        Ok(sub) => {
+            StandardGrader.grade_checked(&task, &sub).map_err(|e| Failure::Usage(format!("broken environment: {e}")))?
+        }
+        Err(e) => GradeReport::invalid(task.spec.task.direction, task.spec.thresholds.as_ref(), e.to_string()),
+    };
     if a.json {
         print_json(&report_json(&report));
     } else {
@@ -139,7 +146,13 @@ pub fn score(a: &ScoreArgs) -> Result<ExitCode, Failure> {
     let task = GradingTask { spec: &spec, answers: &answers, leaderboard: None };
     let outcome =
         StandardGrader.read_submission(&task, &a.submission).and_then(|sub| StandardGrader.score(&task, &sub));
-    let score = outcome.map_err(|e| Failure::InvalidSubmission(e.to_string()))?;
+    let score = outcome.map_err(|e| {
+        if e.is_environment_fault() {
+            Failure::Usage(format!("{}: {e}", a.answers.display()))
+        } else {
+            Failure::InvalidSubmission(e.to_string())
+        }
+    })?;
     let shown = (!score.is_nan()).then_some(score);
     if a.json {
         print_json(&json!({

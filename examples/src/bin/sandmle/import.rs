@@ -112,7 +112,18 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode, Failure> {
     import.leaderboard = a.leaderboard.clone();
     let mut env = import_mlebench(&import)?;
     if let Some(lb) = &env.leaderboard {
-        env.grading.thresholds = Some(StandardGrader.thresholds(lb)?);
+        let t = StandardGrader.thresholds(lb)?;
+        let scores = lb.scores();
+        let flat = scores.first() == scores.last();
+        if !flat && t.is_lower_better != expected.is_lower_better() {
+            return Err(Failure::Usage(format!(
+                "the leaderboard's order says {} is better, but `{}` is {:?}",
+                if t.is_lower_better { "lower" } else { "higher" },
+                env.task().metric.name,
+                expected
+            )));
+        }
+        env.grading.thresholds = Some(t);
     }
     env.write(&a.out, &WriteOptions { overwrite: a.overwrite, gzip_over_bytes: a.gzip_over })?;
     say!("{}", a.out.display());

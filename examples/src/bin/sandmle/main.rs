@@ -39,6 +39,7 @@ enum Command {
     /// Shrink a real seed to a micro environment.
     Shrink(generate::ShrinkArgs),
     /// Synthesize candidates from a seed's DNA; keep those passing every gate.
+    #[command(alias = "generate")]
     Synthesize(generate::SynthesizeArgs),
     /// Run the verification gates on an environment.
     Verify(generate::VerifyArgs),

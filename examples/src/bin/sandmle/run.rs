@@ -88,8 +88,8 @@ pub struct PanelArgs {
     #[arg(long)]
     env: PathBuf,
     /// Fit on at most this many training rows (a deterministic subsample).
-    #[arg(long = "max-train-rows", default_value_t = 20_000)]
-    max_train_rows: usize,
+    #[arg(long = "max-train-rows", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..))]
+    max_train_rows: u64,
     /// Write the leaderboard and its thresholds into the environment.
     #[arg(long)]
     write: bool,
@@ -100,7 +100,7 @@ pub struct PanelArgs {
 
 pub fn panel(a: &PanelArgs) -> Result<ExitCode, Failure> {
     let mut env = Environment::read(&a.env)?;
-    let panel = Panel { max_train_rows: Some(a.max_train_rows) };
+    let panel = Panel { max_train_rows: Some(usize::try_from(a.max_train_rows).unwrap_or(usize::MAX)) };
     let report = panel.run(&env, &StandardGrader);
     if report.leaderboard.entries.is_empty() {
         return Err(Failure::Usage("no baseline produced a valid submission".into()));

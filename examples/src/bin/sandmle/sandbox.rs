@@ -1,4 +1,5 @@
-//! `run --command`: an agent's program through the process executor.
+//! `run --command`: an agent's program through the process executor
+//! (sandboxed by bubblewrap where it works; a warning on stderr otherwise).
 
 use crate::output::Failure;
 use sandmle_core::{Environment, ExecStatus, Program, Table, Timings};
@@ -16,13 +17,15 @@ pub fn run_program(
     timeout: f64,
 ) -> Result<(Table, Timings, serde_json::Value), Failure> {
     let code_dir = code_dir.ok_or_else(|| Failure::Usage("--command needs --code-dir".into()))?;
-    if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(Failure::Usage("--timeout must be a positive number of seconds".into()));
-    }
+    const WEEK: f64 = 7.0 * 24.0 * 3600.0;
+    let timeout = Duration::try_from_secs_f64(timeout)
+        .ok()
+        .filter(|t| !t.is_zero() && t.as_secs_f64() <= WEEK)
+        .ok_or_else(|| Failure::Usage("--timeout must be a positive number of seconds, at most a week".into()))?;
     let program = Program {
         command: vec!["sh".into(), "-c".into(), command.to_owned()],
         code_dir: code_dir.to_path_buf(),
-        timeout: Duration::from_secs_f64(timeout),
+        timeout,
     };
     let out =
         ProcessExecutor::default().run(&program, &env.public_view()).map_err(|e| Failure::Usage(e.to_string()))?;

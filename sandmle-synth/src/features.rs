@@ -1,0 +1,237 @@
+//! Generating features: latent Gaussian blocks made into numeric,
+//! categorical and text columns of a DNA's shape, and missing values.
+
+use crate::lexicon::{Domain, names};
+use crate::stats::normal_cdf;
+use crate::synthesize::Mutations;
+use rand::RngExt;
+use sandmle_core::{Column, FeatureDna, Modality, NumericShape, SeedRng, TaskDna};
+use std::collections::BTreeSet;
+
+/// A standard normal draw (Box–Muller; `libm` keeps it the same on every
+/// architecture).
+pub(crate) fn gaussian(rng: &mut SeedRng) -> f64 {
+    // Box–Muller on two uniforms in (0, 1].
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * libm::log(u1)).sqrt() * libm::cos(std::f64::consts::TAU * u2)
+}
+
+/// The inverse distribution function through a shape's quantiles.
+pub(crate) fn from_uniform(shape: &NumericShape, u: f64) -> f64 {
+    let q = shape.quantiles;
+    let knots =
+        [(0.0, shape.min), (0.05, q[0]), (0.25, q[1]), (0.5, q[2]), (0.75, q[3]), (0.95, q[4]), (1.0, shape.max)];
+    let i = knots.iter().position(|k| k.0 >= u).unwrap_or(knots.len() - 1).max(1);
+    let ((p0, v0), (p1, v1)) = (knots[i - 1], knots[i]);
+    let x = if p1 > p0 { v0 + (v1 - v0) * (u - p0) / (p1 - p0) } else { v1 };
+    if shape.integer { x.round() } else { x }
+}
+
+/// A feature being generated: its observed column and its latent signal.
+pub(crate) struct Generated {
+    pub name: String,
+    pub column: Column,
+    pub latent: Vec<f64>,
+    /// Part of the rule's inputs (not a pure-noise feature).
+    pub signal: bool,
+    pub missing_rate: f64,
+}
+
+/// The features to generate: the DNA's, with the feature-count mutation
+/// applied (removing random features, keeping two, or repeating random
+/// ones), then the
+/// irrelevant ones, which copy a numeric shape (or a standard normal).
+pub(crate) fn feature_plan(dna: &TaskDna, m: &Mutations, rng: &mut SeedRng) -> Vec<(FeatureDna, bool)> {
+    let mut plan: Vec<(FeatureDna, bool)> = dna.features.iter().cloned().map(|f| (f, true)).collect();
+    if m.feature_delta < 0 {
+        // Keep at least two features (or all, if there are fewer).
+        for _ in 0..m.feature_delta.unsigned_abs() {
+            if plan.len() > 2 {
+                let i = rng.random_range(0..plan.len());
+                plan.remove(i);
+            }
+        }
+    } else if !plan.is_empty() {
+        for _ in 0..m.feature_delta {
+            let i = rng.random_range(0..plan.len());
+            plan.push(plan[i].clone());
+        }
+    }
+    let noise_shape = plan
+        .iter()
+        .find_map(|(f, _)| match f {
+            FeatureDna::Numeric { shape, .. } => Some(shape.clone()),
+            _ => None,
+        })
+        .unwrap_or(NumericShape {
+            mean: 0.0,
+            sd: 1.0,
+            skew: 0.0,
+            min: -3.0,
+            max: 3.0,
+            quantiles: [-1.645, -0.674, 0.0, 0.674, 1.645],
+            integer: false,
+            distinct: 1000,
+        });
+    for _ in 0..m.irrelevant {
+        plan.push((FeatureDna::Numeric { missing_rate: 0.0, shape: noise_shape.clone() }, false));
+    }
+    plan.truncate(128);
+    plan
+}
+
+pub(crate) fn generate_features(
+    plan: &[(FeatureDna, bool)],
+    modality: Modality,
+    domain: &Domain,
+    n: usize,
+    used: &mut BTreeSet<String>,
+    rng: &mut SeedRng,
+) -> Vec<Generated> {
+    let n_numeric = plan.iter().filter(|(f, _)| matches!(f, FeatureDna::Numeric { .. })).count();
+    let n_blocks = n_numeric.div_ceil(4).max(1);
+    let blocks: Vec<Vec<f64>> = (0..n_blocks).map(|_| (0..n).map(|_| gaussian(rng)).collect()).collect();
+    let numeric_names = if modality == Modality::Image {
+        let names: Vec<String> = (0..n_numeric).map(|i| format!("px_{i}")).collect();
+        names.iter().for_each(|s| {
+            used.insert(s.clone());
+        });
+        names
+    } else {
+        names(domain.numeric, n_numeric, used)
+    };
+    let mut numeric_names = numeric_names.into_iter();
+    let mut cat_index = 0;
+    let mut text_names =
+        names(domain.text, plan.iter().filter(|(f, _)| matches!(f, FeatureDna::Text { .. })).count(), used).into_iter();
+    let mut out = Vec::with_capacity(plan.len());
+    for (j, (f, signal)) in plan.iter().enumerate() {
+        let lambda: f64 = rng.random_range(0.3..0.9);
+        let block = &blocks[j % n_blocks];
+        let latent: Vec<f64> = if *signal {
+            block.iter().map(|&z| lambda * z + (1.0 - lambda * lambda).sqrt() * gaussian(rng)).collect()
+        } else {
+            (0..n).map(|_| gaussian(rng)).collect()
+        };
+        let (name, column) = match f {
+            FeatureDna::Numeric { shape, .. } => {
+                let name = numeric_names.next().unwrap_or_else(|| format!("feature_{j}"));
+                (name, Column::Numeric(latent.iter().map(|&z| from_uniform(shape, normal_cdf(z))).collect()))
+            }
+            FeatureDna::Categorical { shares, cardinality, .. } => {
+                let (base, levels) = domain.categorical[cat_index % domain.categorical.len()];
+                cat_index += 1;
+                let name = names(&[base], 1, used).pop().unwrap_or_else(|| format!("category_{j}"));
+                let mut shares: Vec<f64> = if shares.is_empty() { vec![1.0] } else { shares.clone() };
+                shares.truncate((*cardinality).clamp(1, 50));
+                let total: f64 = shares.iter().sum();
+                let cum: Vec<f64> = shares
+                    .iter()
+                    .scan(0.0, |acc, s| {
+                        *acc += s / total;
+                        Some(*acc)
+                    })
+                    .collect();
+                let level = |i: usize| if i < levels.len() { levels[i].to_owned() } else { format!("{base}_{i}") };
+                let values: Vec<String> = latent
+                    .iter()
+                    .map(|&z| level(cum.partition_point(|&c| c < normal_cdf(z)).min(shares.len() - 1)))
+                    .collect();
+                (name, Column::categorical(values.iter().map(|s| Some(s.as_str()))))
+            }
+            FeatureDna::Text { mean_tokens, sd_tokens, vocab_size, .. } => {
+                let name = text_names.next().unwrap_or_else(|| format!("text_{j}"));
+                (name, Column::Text(documents(&latent, *mean_tokens, *sd_tokens, *vocab_size, rng)))
+            }
+        };
+        out.push(Generated { name, column, latent, signal: *signal, missing_rate: f.missing_rate() });
+    }
+    out
+}
+
+/// Documents over a generated vocabulary; ten "up" words are likelier
+/// where the latent is high and ten "down" words where it is low.
+fn documents(
+    latent: &[f64],
+    mean_tokens: f64,
+    sd_tokens: f64,
+    vocab_size: usize,
+    rng: &mut SeedRng,
+) -> Vec<Option<String>> {
+    const SYLLABLES: [&str; 16] =
+        ["ka", "lo", "mi", "ner", "ta", "su", "ve", "ri", "on", "pa", "dex", "ul", "bri", "zo", "fa", "get"];
+    let size = vocab_size.clamp(40, 500);
+    let vocab: Vec<String> = (0..size)
+        .map(|i| {
+            let (a, b, c) = (i % 16, (i / 16) % 16, (i / 256) % 16);
+            format!("{}{}{}", SYLLABLES[a], SYLLABLES[b], if c > 0 { SYLLABLES[c] } else { "" })
+        })
+        .collect();
+    let weights: Vec<f64> = (0..size).map(|r| 1.0 / (r as f64 + 1.0)).collect();
+    let total: f64 = weights.iter().sum();
+    let cum: Vec<f64> = weights
+        .iter()
+        .scan(0.0, |acc, w| {
+            *acc += w / total;
+            Some(*acc)
+        })
+        .collect();
+    latent
+        .iter()
+        .map(|&z| {
+            let len = (mean_tokens + sd_tokens * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
+            let words: Vec<&str> = (0..len)
+                .map(|_| {
+                    if rng.random::<f64>() < 0.3 {
+                        let offset = if z > 0.0 { 0 } else { 10 };
+                        vocab[size - 20 + offset + rng.random_range(0..10)].as_str()
+                    } else {
+                        let u: f64 = rng.random();
+                        vocab[cum.partition_point(|&c| c < u).min(size - 21)].as_str()
+                    }
+                })
+                .collect();
+            Some(words.join(" "))
+        })
+        .collect()
+}
+
+/// The DNA's missing rates (times the mutation), completely at random for
+/// even-positioned features and only above the latent median for odd ones.
+pub(crate) fn apply_missingness(feats: &mut [Generated], factor: f64, rng: &mut SeedRng) {
+    for (j, f) in feats.iter_mut().enumerate() {
+        let rate = (f.missing_rate * factor).min(0.9);
+        if rate <= 0.0 {
+            continue;
+        }
+        let missing: Vec<bool> = f
+            .latent
+            .iter()
+            .map(|&z| {
+                let p = if j % 2 == 0 {
+                    rate
+                } else if z > 0.0 {
+                    (2.0 * rate).min(0.95)
+                } else {
+                    0.0
+                };
+                rng.random::<f64>() < p
+            })
+            .collect();
+        f.column = match std::mem::replace(&mut f.column, Column::Numeric(vec![])) {
+            Column::Numeric(v) => {
+                Column::Numeric(v.iter().zip(&missing).map(|(&x, &m)| if m { f64::NAN } else { x }).collect())
+            }
+            Column::Text(v) => {
+                Column::Text(v.into_iter().zip(&missing).map(|(x, &m)| if m { None } else { x }).collect())
+            }
+            c @ Column::Categorical(_) => {
+                let values: Vec<Option<String>> = (0..c.len())
+                    .map(|i| if missing[i] { None } else { c.get_str(i).map(|s| s.into_owned()) })
+                    .collect();
+                Column::categorical(values.iter().map(|s| s.as_deref()))
+            }
+        };
+    }
+}
