@@ -58,5 +58,6 @@ pub use executor::{PipelineExecutor, PipelineRun};
 pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport};
 pub use process::{Limits, PUBLIC_FILES, ProcessExecutor, SandboxMode, bubblewrap_available};
 pub use spec::{
-    EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, ModelSpec, PipelineSpec, ScaleMethod, Step,
+    EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, MAX_LEVELS, MAX_TEXT_FEATURES, MAX_TREES, ModelSpec,
+    PipelineSpec, ScaleMethod, Step,
 };

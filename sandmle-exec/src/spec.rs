@@ -365,8 +365,8 @@ impl PipelineSpec {
     }
 
     /// Checks the sizes a spec asks for, so that a hostile or mistaken spec
-    /// cannot exhaust memory or time: at most [`MAX_TREES`] trees,
-    /// [`MAX_TEXT_FEATURES`] hash buckets and [`MAX_LEVELS`] one-hot levels.
+    /// cannot exhaust memory or time: at most [`crate::MAX_TREES`] trees,
+    /// [`crate::MAX_TEXT_FEATURES`] hash buckets and [`crate::MAX_LEVELS`] one-hot levels.
     ///
     /// # Errors
     /// [`crate::Error::BadParameter`].

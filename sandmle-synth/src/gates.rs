@@ -204,8 +204,9 @@ impl GateVerifier {
 
 /// How well one feature alone separates the classes: for two classes its
 /// ROC AUC (or 1 - AUC, whichever is larger); for more, 1 when sorting by
-/// the feature puts every class in one contiguous run, falling towards 0
-/// as the sorted labels change more often.
+/// the feature puts every class in one contiguous run with no value shared
+/// by two classes, falling towards 0 as the sorted labels change more
+/// often (a constant feature scores about one over the class count).
 fn separation(x: &[f64], y: &[f64]) -> f64 {
     let mut classes: Vec<f64> = y.to_vec();
     classes.sort_by(f64::total_cmp);
@@ -221,9 +222,31 @@ fn separation(x: &[f64], y: &[f64]) -> f64 {
         let auc = (pos.iter().sum::<f64>() - n1 * (n1 + 1.0) / 2.0) / (n1 * n0);
         return auc.max(1.0 - auc);
     }
+    // Group the rows by feature value (sorted). A group holding several
+    // labels cannot be told apart by the feature: its minority rows count as
+    // changes; so does each step between groups whose main labels differ.
     let mut order: Vec<usize> = (0..x.len()).collect();
-    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]).then(y[a].total_cmp(&y[b])));
-    let changes = order.windows(2).filter(|w| y[w[0]] != y[w[1]]).count();
+    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
+    let mut changes = 0usize;
+    let mut previous: Option<f64> = None;
+    let mut i = 0;
+    while i < order.len() {
+        let j = i + order[i..].iter().take_while(|&&r| x[r] == x[order[i]]).count();
+        let mut counts: Vec<(f64, usize)> = Vec::new();
+        for &r in &order[i..j] {
+            match counts.iter_mut().find(|(l, _)| *l == y[r]) {
+                Some(c) => c.1 += 1,
+                None => counts.push((y[r], 1)),
+            }
+        }
+        let (main, most) = counts.iter().copied().fold((f64::NAN, 0), |best, c| if c.1 > best.1 { c } else { best });
+        changes += (j - i) - most;
+        if previous.is_some_and(|p| p != main) {
+            changes += 1;
+        }
+        previous = Some(main);
+        i = j;
+    }
     let n = x.len() as f64;
     1.0 - (changes as f64 - (k - 1) as f64).max(0.0) / (n - k as f64).max(1.0)
 }

@@ -162,3 +162,15 @@ fn no_leakage_catches_a_feature_that_orders_many_classes() {
     assert!(!leak_gate.passed, "{leak_gate:?}");
     assert_eq!(leak_gate.figures["max_feature_association"], 1.0);
 }
+
+#[test]
+fn a_constant_feature_is_no_leak() {
+    // Regression: ties were ordered by label, so a constant feature looked
+    // like a perfect separator of digits' ten classes.
+    let s = Environment::read(format!("{}/../examples/seeds/digits", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let env = StratifiedShrinker::default().shrink_env(&s, 1).unwrap();
+    assert!(env.train.numeric("pixel_0").unwrap().iter().all(|&v| v == 0.0));
+    let v = GateVerifier::new(Arc::new(FixedPanel(good_scores())), Arc::new(StandardGrader));
+    let leak_gate = v.run(&env).unwrap().into_iter().find(|g| g.gate == "no_leakage").unwrap();
+    assert!(leak_gate.passed, "{leak_gate:?}");
+}
