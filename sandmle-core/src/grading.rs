@@ -196,6 +196,22 @@ pub struct GradingSpec {
     pub files: BTreeMap<String, String>,
 }
 
+impl GradingSpec {
+    /// A spec for `task` with the default submission rules and no
+    /// thresholds, leaderboard or file hashes yet (the writer fills the
+    /// hashes in).
+    pub fn new(task: TaskSpec) -> Self {
+        GradingSpec {
+            schema_version: crate::task::SCHEMA_VERSION,
+            task,
+            submission: SubmissionRules::default(),
+            thresholds: None,
+            leaderboard: None,
+            files: BTreeMap::new(),
+        }
+    }
+}
+
 /// The result of grading one submission, with MLE-bench's report fields
 /// plus HumanRank.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

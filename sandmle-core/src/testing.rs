@@ -2,11 +2,10 @@
 
 use crate::dna::{FeatureDna, NumericShape, TargetDna, TaskDna};
 use crate::environment::Environment;
-use crate::grading::{GradingSpec, SubmissionRules};
+use crate::grading::GradingSpec;
 use crate::provenance::Provenance;
 use crate::table::{Column, Table};
-use crate::task::{Direction, MetricSpec, Modality, SCHEMA_VERSION, TaskKind, TaskSpec};
-use std::collections::BTreeMap;
+use crate::task::{Direction, MetricSpec, Modality, TaskKind, TaskSpec};
 
 fn ids(range: std::ops::Range<usize>) -> Column {
     Column::Text(range.map(|i| Some(format!("r{i}"))).collect())
@@ -45,14 +44,7 @@ pub fn tiny_environment() -> Environment {
         test: test.unwrap_or_default(),
         sample_submission: sample.unwrap_or_default(),
         answers: answers.unwrap_or_default(),
-        grading: GradingSpec {
-            schema_version: SCHEMA_VERSION,
-            task,
-            submission: SubmissionRules::default(),
-            thresholds: None,
-            leaderboard: None,
-            files: BTreeMap::new(),
-        },
+        grading: GradingSpec::new(task),
         leaderboard: None,
         provenance: Provenance::new("tiny", "hand-made", "1", 0),
     }

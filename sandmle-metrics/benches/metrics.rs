@@ -8,10 +8,7 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use sandmle_core::csv::{ReadOptions, read_csv, write_csv};
-use sandmle_core::{
-    Column, Direction, GradingSpec, GradingTask, MetricSpec, Modality, SCHEMA_VERSION, SubmissionRules, Table,
-    TaskKind, TaskSpec,
-};
+use sandmle_core::{Column, Direction, GradingSpec, GradingTask, MetricSpec, Modality, Table, TaskKind, TaskSpec};
 use sandmle_metrics::{Labels, StandardGrader, log_loss, rmse, roc_auc};
 use std::hint::black_box;
 
@@ -62,23 +59,16 @@ fn grading(c: &mut Criterion) {
         let (a_path, s_path) = (dir.path().join(format!("a{n}.csv")), dir.path().join(format!("s{n}.csv")));
         write_csv(&answers, &a_path).unwrap();
         write_csv(&sub, &s_path).unwrap();
-        let spec = GradingSpec {
-            schema_version: SCHEMA_VERSION,
-            task: TaskSpec {
-                id: "bench".into(),
-                modality: Modality::Tabular,
-                kind: TaskKind::BinaryClassification,
-                id_column: "id".into(),
-                target_columns: vec!["target".into()],
-                prediction_columns: vec!["target".into()],
-                metric: MetricSpec::named("roc_auc"),
-                direction: Direction::HigherIsBetter,
-            },
-            submission: SubmissionRules::default(),
-            thresholds: None,
-            leaderboard: None,
-            files: Default::default(),
-        };
+        let spec = GradingSpec::new(TaskSpec {
+            id: "bench".into(),
+            modality: Modality::Tabular,
+            kind: TaskKind::BinaryClassification,
+            id_column: "id".into(),
+            target_columns: vec!["target".into()],
+            prediction_columns: vec!["target".into()],
+            metric: MetricSpec::named("roc_auc"),
+            direction: Direction::HigherIsBetter,
+        });
         g.bench_with_input(BenchmarkId::new("roc_auc", n), &n, |b, _| {
             b.iter(|| {
                 let answers = read_csv(&a_path, &ReadOptions::with_id("id")).unwrap();

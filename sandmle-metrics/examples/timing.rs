@@ -4,9 +4,7 @@
 //! `cargo run --release -p sandmle-metrics --example timing -- DIR N...`
 
 use sandmle_core::csv::{ReadOptions, read_csv};
-use sandmle_core::{
-    Direction, GradingSpec, GradingTask, MetricSpec, Modality, SCHEMA_VERSION, SubmissionRules, TaskKind, TaskSpec,
-};
+use sandmle_core::{Direction, GradingSpec, GradingTask, MetricSpec, Modality, TaskKind, TaskSpec};
 use sandmle_metrics::{Labels, StandardGrader, log_loss, rmse, roc_auc};
 use std::time::Instant;
 
@@ -25,23 +23,16 @@ fn median_seconds(reps: usize, mut f: impl FnMut()) -> f64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let dir = std::path::PathBuf::from(&args[1]);
-    let spec = GradingSpec {
-        schema_version: SCHEMA_VERSION,
-        task: TaskSpec {
-            id: "timing".into(),
-            modality: Modality::Tabular,
-            kind: TaskKind::BinaryClassification,
-            id_column: "id".into(),
-            target_columns: vec!["target".into()],
-            prediction_columns: vec!["target".into()],
-            metric: MetricSpec::named("roc_auc"),
-            direction: Direction::HigherIsBetter,
-        },
-        submission: SubmissionRules::default(),
-        thresholds: None,
-        leaderboard: None,
-        files: Default::default(),
-    };
+    let spec = GradingSpec::new(TaskSpec {
+        id: "timing".into(),
+        modality: Modality::Tabular,
+        kind: TaskKind::BinaryClassification,
+        id_column: "id".into(),
+        target_columns: vec!["target".into()],
+        prediction_columns: vec!["target".into()],
+        metric: MetricSpec::named("roc_auc"),
+        direction: Direction::HigherIsBetter,
+    });
     let mut out = serde_json::Map::new();
     for n in &args[2..] {
         let (a_path, s_path) = (dir.join(format!("answers_{n}.csv")), dir.join(format!("submission_{n}.csv")));

@@ -35,9 +35,7 @@ use crate::dna::shuffle;
 use crate::error::{Error, Result};
 use crate::labelled::{label_texts, tables};
 use crate::sizes::test_rows_for;
-use sandmle_core::{
-    Column, Environment, GradingSpec, Provenance, SCHEMA_VERSION, Shrinker, SubmissionForm, Table, TaskSpec, rng_for,
-};
+use sandmle_core::{Column, Environment, GradingSpec, Provenance, Shrinker, SubmissionForm, Table, TaskSpec, rng_for};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 
@@ -282,14 +280,7 @@ impl StratifiedShrinker {
             test: t.test,
             sample_submission: t.sample,
             answers: t.answers,
-            grading: GradingSpec {
-                schema_version: SCHEMA_VERSION,
-                task,
-                submission: seed_env.grading.submission.clone(),
-                thresholds: None,
-                leaderboard: None,
-                files: BTreeMap::new(),
-            },
+            grading: GradingSpec { submission: seed_env.grading.submission.clone(), ..GradingSpec::new(task) },
             leaderboard: None,
             provenance,
         };

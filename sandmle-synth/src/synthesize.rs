@@ -37,11 +37,11 @@ use crate::rule::{FAMILIES, Family, Rule, binary_labels, multiclass_labels};
 use crate::sizes::test_rows_for;
 use rand::RngExt;
 use sandmle_core::{
-    Column, Environment, GradingSpec, Provenance, SCHEMA_VERSION, SeedRng, SubmissionForm, Synthesizer, Table,
-    TargetDna, TaskDna, TaskKind, TaskSpec, rng_for,
+    Column, Environment, GradingSpec, Provenance, SeedRng, SubmissionForm, Synthesizer, Table, TargetDna, TaskDna,
+    TaskKind, TaskSpec, rng_for,
 };
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Version of the synthesizer: bumped whenever its output changes.
 pub const SYNTH_VERSION: &str = "2";
@@ -217,14 +217,7 @@ impl DnaSynthesizer {
             test: t.test,
             sample_submission: t.sample,
             answers: t.answers,
-            grading: GradingSpec {
-                schema_version: SCHEMA_VERSION,
-                task,
-                submission: Default::default(),
-                thresholds: None,
-                leaderboard: None,
-                files: BTreeMap::new(),
-            },
+            grading: GradingSpec::new(task),
             leaderboard: None,
             provenance,
         };

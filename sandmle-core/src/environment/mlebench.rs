@@ -4,10 +4,9 @@ use super::Environment;
 use super::read::answer_options;
 use crate::csv::{ReadOptions, read_csv};
 use crate::error::{Error, Result};
-use crate::grading::{GradingSpec, Leaderboard, SubmissionRules};
+use crate::grading::{GradingSpec, Leaderboard};
 use crate::provenance::Provenance;
-use crate::task::{SCHEMA_VERSION, TaskSpec};
-use std::collections::BTreeMap;
+use crate::task::TaskSpec;
 use std::path::PathBuf;
 
 /// Version of the import, recorded in provenance.
@@ -108,14 +107,7 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
         test,
         sample_submission,
         answers,
-        grading: GradingSpec {
-            schema_version: SCHEMA_VERSION,
-            task: task.clone(),
-            submission: SubmissionRules::default(),
-            thresholds: None,
-            leaderboard: None,
-            files: BTreeMap::new(),
-        },
+        grading: GradingSpec::new(task.clone()),
         leaderboard,
         provenance,
     };

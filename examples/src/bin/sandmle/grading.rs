@@ -4,8 +4,8 @@ use crate::output::{Failure, fmt_opt, print_json, say};
 use clap::Args;
 use sandmle_core::csv::{ReadOptions, read_csv};
 use sandmle_core::{
-    ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, MetricSpec, SCHEMA_VERSION,
-    SubmissionRules, TaskKind, TaskSpec,
+    ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, MetricSpec, SubmissionRules,
+    TaskKind, TaskSpec,
 };
 use sandmle_metrics::{Input, StandardGrader, StandardMetric};
 use serde_json::json;
@@ -127,8 +127,8 @@ pub fn score(a: &ScoreArgs) -> Result<ExitCode, Failure> {
         header
     };
     let spec = GradingSpec {
-        schema_version: SCHEMA_VERSION,
-        task: TaskSpec {
+        submission: SubmissionRules { allow_extra_columns: true, ..SubmissionRules::default() },
+        ..GradingSpec::new(TaskSpec {
             id: "score".into(),
             modality: sandmle_core::Modality::Tabular,
             kind: TaskKind::Regression,
@@ -137,11 +137,7 @@ pub fn score(a: &ScoreArgs) -> Result<ExitCode, Failure> {
             prediction_columns: columns,
             metric: metric_spec,
             direction: metric.info().direction,
-        },
-        submission: SubmissionRules { allow_extra_columns: true, ..SubmissionRules::default() },
-        thresholds: None,
-        leaderboard: None,
-        files: Default::default(),
+        })
     };
     let task = GradingTask { spec: &spec, answers: &answers, leaderboard: None };
     let outcome =
