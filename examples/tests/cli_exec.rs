@@ -1,18 +1,8 @@
 //! `sandmle run` (both modes) and `sandmle panel`.
 
-use std::process::{Command, Output};
+mod common;
 
-fn sandmle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sandmle")).args(args).output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn seed(name: &str) -> String {
-    sandmle_examples::seeds_dir().join(name).display().to_string()
-}
+use common::{json, sandmle, seed};
 
 #[test]
 fn run_a_pipeline_spec_and_grade_it() {

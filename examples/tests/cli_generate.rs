@@ -2,21 +2,12 @@
 //! every gate passes, the funnel is written, and the output directories
 //! are byte-identical across runs and thread counts.
 
+mod common;
+
+use common::{json, sandmle_with_threads, seed};
+
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn sandmle(args: &[&str], threads: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sandmle")).args(args).env("RAYON_NUM_THREADS", threads).output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn seed(name: &str) -> String {
-    sandmle_examples::seeds_dir().join(name).display().to_string()
-}
 
 /// Every file under `dir`, by relative path.
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -39,7 +30,7 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn shrink_gives_an_environment_passing_every_gate_with_its_fidelity() {
     for name in ["breast_cancer", "wage", "sms_spam"] {
         let dir = tempfile::tempdir().unwrap();
-        let out = sandmle(
+        let out = sandmle_with_threads(
             &["shrink", "--seed-env", &seed(name), "--seed", "7", "--out", dir.path().to_str().unwrap(), "--json"],
             "2",
         );
@@ -51,7 +42,7 @@ fn shrink_gives_an_environment_passing_every_gate_with_its_fidelity() {
         let tau = v["fidelity_kendall_tau"].as_f64().unwrap();
         assert!((-1.0..=1.0).contains(&tau));
         let env_dir = v["env"].as_str().unwrap();
-        let verify = sandmle(&["verify", "--env", env_dir, "--json"], "2");
+        let verify = sandmle_with_threads(&["verify", "--env", env_dir, "--json"], "2");
         assert_eq!(verify.status.code(), Some(0));
         assert_eq!(json(&verify)["passed"], true);
     }
@@ -63,7 +54,7 @@ fn synthesize_writes_kept_environments_and_the_funnel_identically_on_one_and_two
         .iter()
         .map(|threads| {
             let dir = tempfile::tempdir().unwrap();
-            let out = sandmle(
+            let out = sandmle_with_threads(
                 &[
                     "synthesize",
                     "--seed-env",
@@ -93,7 +84,7 @@ fn synthesize_writes_kept_environments_and_the_funnel_identically_on_one_and_two
     // Every kept environment passes every gate when verified afresh.
     for id in yield_file["kept"].as_array().unwrap() {
         let env = dir.path().join(id.as_str().unwrap());
-        let verify = sandmle(&["verify", "--env", env.to_str().unwrap()], "2");
+        let verify = sandmle_with_threads(&["verify", "--env", env.to_str().unwrap()], "2");
         assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
     }
     // Byte-identical directories: one thread, two threads, and again.

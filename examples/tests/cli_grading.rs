@@ -1,19 +1,10 @@
 //! `sandmle evaluate`, `score` and `thresholds`: output and exit codes.
 
+mod common;
+
+use common::{json, sandmle, seed};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn sandmle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sandmle")).args(args).output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn seed(name: &str) -> String {
-    sandmle_examples::seeds_dir().join(name).display().to_string()
-}
 
 #[test]
 fn evaluate_scores_a_valid_submission() {

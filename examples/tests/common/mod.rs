@@ -1,0 +1,26 @@
+//! Helpers shared by the command-line tests.
+
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
+use std::process::{Command, Output};
+
+/// Runs `sandmle` with `args` (and `RAYON_NUM_THREADS=threads`).
+pub fn sandmle_with_threads(args: &[&str], threads: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sandmle")).args(args).env("RAYON_NUM_THREADS", threads).output().unwrap()
+}
+
+/// Runs `sandmle` with `args`.
+pub fn sandmle(args: &[&str]) -> Output {
+    sandmle_with_threads(args, "2")
+}
+
+/// The JSON the command printed.
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The path of a bundled seed.
+pub fn seed(name: &str) -> String {
+    sandmle_examples::seeds_dir().join(name).display().to_string()
+}
