@@ -6,7 +6,7 @@ use crate::classification::{self as cls, Average};
 use crate::error::{Error, Result};
 use crate::labels::Labels;
 use crate::{auc, logloss, map_at_k, regression as reg};
-use sandmle_core::{Column, Direction, MetricSpec, Table, format_label};
+use sandmle_core::{Column, Direction, MetricSpec, Table};
 
 /// What a metric reads from each side, which also decides how a grader
 /// validates submissions for it.
@@ -212,7 +212,7 @@ impl StandardMetric {
             }
             Input::LabelLists => {
                 let (t, p) = single()?;
-                map_at_k::map_at_k(&strings(t), &strings(p), self.k)
+                map_at_k::map_at_k(&t.label_texts(), &p.label_texts(), self.k)
             }
         }
     }
@@ -244,15 +244,6 @@ fn numbers(c: &Column, side: &'static str) -> Result<Vec<f64>> {
         let row = (0..c.len()).find(|&i| c.get_str(i).is_some_and(|s| sandmle_core::parse_f64_lenient(&s).is_none()));
         Error::NonFinite { side, index: row.unwrap_or(0) }
     })
-}
-
-/// A column's values as label strings (whole numbers without `.0`; missing
-/// as empty).
-fn strings(c: &Column) -> Vec<String> {
-    match c {
-        Column::Numeric(v) => v.iter().map(|&x| if x.is_nan() { String::new() } else { format_label(x) }).collect(),
-        _ => (0..c.len()).map(|i| c.get_str(i).map(|s| s.into_owned()).unwrap_or_default()).collect(),
-    }
 }
 
 impl sandmle_core::Metric for StandardMetric {

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::registry::Input;
 use rustc_hash::FxHashMap;
-use sandmle_core::{Column, GradingSpec, Table, format_label};
+use sandmle_core::{Column, GradingSpec, Table};
 use std::borrow::Cow;
 
 /// Truth and prediction holding the prediction columns, rows aligned by id
@@ -21,10 +21,7 @@ pub struct Aligned {
 
 /// The ids of a column as text (whole numbers without `.0`).
 fn ids(c: &Column) -> Vec<Option<Cow<'_, str>>> {
-    match c {
-        Column::Numeric(v) => v.iter().map(|&x| (!x.is_nan()).then(|| Cow::Owned(format_label(x)))).collect(),
-        _ => (0..c.len()).map(|i| c.get_str(i)).collect(),
-    }
+    (0..c.len()).map(|i| c.get_label(i)).collect()
 }
 
 /// Validates a submission against the answers and aligns it by id.

@@ -1,7 +1,7 @@
 //! Task DNA: the Data Strategist's analysis of a seed task.
 
 use crate::error::Result;
-use crate::labelled::{label_texts, tables};
+use crate::labelled::tables;
 use crate::stats::{correlation, mean, sd, shape};
 use sandmle_core::{
     Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, Signal, Solution, TargetDna, TaskDna,
@@ -58,7 +58,7 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
             }
             Column::Categorical(_) => {
                 let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-                for t in label_texts(col).into_iter().filter(|t| !t.is_empty()) {
+                for t in col.label_texts().into_iter().filter(|t| !t.is_empty()) {
                     *counts.entry(t).or_insert(0) += 1;
                 }
                 let present: usize = counts.values().sum();
@@ -98,7 +98,7 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
             let col = env.train.column(t)?;
             Ok(if task.kind.is_classification() {
                 let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-                for l in label_texts(col) {
+                for l in col.label_texts() {
                     *counts.entry(l).or_insert(0) += 1;
                 }
                 let n: usize = counts.values().sum();

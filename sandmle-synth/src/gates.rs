@@ -17,7 +17,6 @@
 //! depends on neither implementation.
 
 use crate::error::Result;
-use crate::labelled::label_texts;
 use crate::stats::{correlation, ranks};
 use sandmle_core::{
     BaselinePanel, Column, ColumnType, Environment, GateResult, Grader, Leaderboard, Table, Thresholds, Verifier,
@@ -258,7 +257,7 @@ fn target_signal(c: &Column) -> Vec<f64> {
     if let Some(v) = c.to_f64_lenient() {
         return v;
     }
-    let labels = label_texts(c);
+    let labels = c.label_texts();
     let mut sorted = labels.clone();
     sorted.sort();
     sorted.dedup();
@@ -293,19 +292,19 @@ fn schema(env: &Environment) -> std::result::Result<(), String> {
 /// A public column (other than the id) equal to an answer column, by id.
 fn answers_in_public(env: &Environment) -> Option<String> {
     let id = &env.task().id_column;
-    let answer_ids = label_texts(env.answers.column(id).ok()?);
+    let answer_ids = env.answers.column(id).ok()?.label_texts();
     for (file, table) in [("test.csv", &env.test), ("sample_submission.csv", &env.sample_submission)] {
-        let ids = label_texts(table.column(id).ok()?);
+        let ids = table.column(id).ok()?.label_texts();
         let pos: BTreeMap<&String, usize> = ids.iter().enumerate().map(|(i, v)| (v, i)).collect();
         for (aname, acol) in env.answers.iter().filter(|(n, _)| *n != id) {
-            let answers = label_texts(acol);
+            let answers = acol.label_texts();
             // A constant answer column is no leak (the constant sample of an
             // all-one-class test set would "equal" it).
             if answers.iter().all(|a| *a == answers[0]) {
                 continue;
             }
             for (pname, pcol) in table.iter().filter(|(n, _)| *n != id) {
-                let public = label_texts(pcol);
+                let public = pcol.label_texts();
                 let equal = answer_ids.iter().zip(&answers).all(|(i, a)| pos.get(i).is_some_and(|&r| public[r] == *a));
                 if equal {
                     return Some(format!("{file} column `{pname}` equals answer column `{aname}`"));

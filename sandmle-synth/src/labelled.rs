@@ -3,7 +3,7 @@
 //! sample submission.
 
 use crate::error::{Error, Result};
-use sandmle_core::{Column, SubmissionForm, Table, TaskSpec, format_label};
+use sandmle_core::{Column, SubmissionForm, Table, TaskSpec};
 use std::collections::BTreeMap;
 
 /// The tables of an environment made from labelled train and test rows.
@@ -13,14 +13,6 @@ pub(crate) struct Tables {
     pub test: Table,
     pub answers: Table,
     pub sample: Table,
-}
-
-/// A column's values as label text (missing as empty).
-pub(crate) fn label_texts(c: &Column) -> Vec<String> {
-    match c {
-        Column::Numeric(v) => v.iter().map(|&x| if x.is_nan() { String::new() } else { format_label(x) }).collect(),
-        _ => (0..c.len()).map(|i| c.get_str(i).map(|s| s.into_owned()).unwrap_or_default()).collect(),
-    }
 }
 
 /// Builds the tables from labelled rows: `train` keeps its targets,
@@ -36,7 +28,7 @@ pub(crate) fn tables(task: &TaskSpec, train: Table, labelled_test: Table) -> Res
     match form {
         SubmissionForm::ClassProbabilities => {
             let target = single(task)?;
-            let truth = label_texts(labelled_test.column(target)?);
+            let truth = labelled_test.column(target)?.label_texts();
             let k = task.prediction_columns.len() as f64;
             for class in &task.prediction_columns {
                 answers.push_column(
@@ -80,7 +72,7 @@ fn constant(form: SubmissionForm, train_target: &Column, n: usize, task: &TaskSp
         }
         SubmissionForm::Label | SubmissionForm::LabelList | SubmissionForm::ClassProbabilities => {
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-            for t in label_texts(train_target) {
+            for t in train_target.label_texts() {
                 *counts.entry(t).or_insert(0) += 1;
             }
             let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();

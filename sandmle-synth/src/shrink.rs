@@ -33,7 +33,7 @@
 use crate::describe::{Story, describe};
 use crate::dna::shuffle;
 use crate::error::{Error, Result};
-use crate::labelled::{label_texts, tables};
+use crate::labelled::tables;
 use crate::sizes::test_rows_for;
 use sandmle_core::{Column, Environment, GradingSpec, Provenance, Shrinker, SubmissionForm, Table, TaskSpec, rng_for};
 use serde_json::json;
@@ -72,7 +72,7 @@ fn strata(task: &TaskSpec, train: &Table) -> Result<Vec<usize>> {
         let cuts: Vec<f64> = (1..10).map(|i| crate::stats::quantile(&sorted, i as f64 / 10.0)).collect();
         Ok(v.iter().map(|x| cuts.partition_point(|c| c < x)).collect())
     } else {
-        let labels = label_texts(col);
+        let labels = col.label_texts();
         let mut names: Vec<&String> = labels.iter().collect();
         names.sort();
         names.dedup();
@@ -196,10 +196,10 @@ impl StratifiedShrinker {
             }
             if let Column::Categorical(_) = col {
                 let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-                for t in label_texts(col).into_iter().filter(|t| !t.is_empty()) {
+                for t in col.label_texts().into_iter().filter(|t| !t.is_empty()) {
                     *counts.entry(t).or_insert(0) += 1;
                 }
-                let present: Vec<String> = label_texts(micro);
+                let present: Vec<String> = micro.label_texts();
                 for (level, c) in counts {
                     if c as f64 / col.len() as f64 >= 0.05 && !present.contains(&level) {
                         return Err(format!("`{name}` lost its common level `{level}`"));

@@ -205,6 +205,24 @@ impl Column {
         }
     }
 
+    /// The value of row `i` as a label: like [`Column::get_str`], but whole
+    /// numbers without a decimal point (`3`, not `3.0`), so that numeric
+    /// and text labels compare as the same strings.
+    pub fn get_label(&self, i: usize) -> Option<Cow<'_, str>> {
+        match self {
+            Column::Numeric(v) => {
+                let x = *v.get(i)?;
+                (!x.is_nan()).then(|| Cow::Owned(format_label(x)))
+            }
+            _ => self.get_str(i),
+        }
+    }
+
+    /// Every row as a label ([`Column::get_label`]), missing as empty.
+    pub fn label_texts(&self) -> Vec<String> {
+        (0..self.len()).map(|i| self.get_label(i).map(|s| s.into_owned()).unwrap_or_default()).collect()
+    }
+
     /// The values as numbers: numeric columns as they are; text and
     /// categorical values parsed as floats, with `true`/`false` (any case)
     /// read as 1 and 0. Missing values become NaN. `None` if some present
