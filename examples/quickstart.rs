@@ -10,9 +10,9 @@
 //!
 //! Run with `cargo run --release --example quickstart`.
 
-use sandmle_core::{Environment, Grader, SubmissionForm, WriteOptions};
-use sandmle_examples::{Composition, load_seed, seed_names};
-use sandmle_exec::{PipelineExecutor, PipelineSpec};
+use sandmle::{Composition, load_seed, repository_seeds, seed_names_in};
+use sandmle_core::{Environment, GateResult, GradeReport, SubmissionForm, WriteOptions};
+use sandmle_exec::{CheckedPipeline, PipelineExecutor, PipelineSpec};
 use sandmle_synth::{StratifiedShrinker, extract_dna, funnel, kendall_tau};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -21,7 +21,7 @@ use std::time::Instant;
 const SYNTHESIZED: usize = 3;
 
 /// A linear pipeline: logistic regression for classes, ridge for values.
-fn linear_spec(env: &Environment) -> PipelineSpec {
+fn linear_spec(env: &Environment) -> Option<CheckedPipeline> {
     let model = if env.task().submission_form() == SubmissionForm::Value {
         serde_json::json!({"type": "ridge", "alpha": 1.0})
     } else {
@@ -38,12 +38,12 @@ fn linear_spec(env: &Environment) -> PipelineSpec {
         "model": model,
         "clip_to_target_range": true
     });
-    PipelineSpec::from_json(&spec).unwrap_or_else(|_| PipelineSpec::default_forest())
+    PipelineSpec::from_json(&spec).or_else(|_| PipelineSpec::default_forest().check()).ok()
 }
 
 /// Milliseconds of one pipeline step (preprocess, fit, predict).
 fn step_ms(env: &Environment) -> Option<f64> {
-    let run = PipelineExecutor.run(&linear_spec(env), &env.public_view()).ok()?;
+    let run = PipelineExecutor::default().run(&linear_spec(env)?, &env.public_view()).ok()?;
     let t = &run.timings;
     Some((t.get("preprocess")? + t.get("fit")? + t.get("predict")?) as f64 / 1000.0)
 }
@@ -68,17 +68,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let (mut kept_total, mut candidates_total) = (0, 0);
     let mut failures: Vec<String> = Vec::new();
-    for name in seed_names()? {
+    for name in seed_names_in(&repository_seeds())? {
         let seed = load_seed(&name)?;
         let full_ms = step_ms(&seed);
-        let mut envs: Vec<(String, Environment, Option<f64>)> = Vec::new();
+        let mut envs: Vec<(String, Environment, Vec<GateResult>, Option<f64>)> = Vec::new();
         match StratifiedShrinker::default().shrink_env(&seed, 1) {
             Ok(mut micro) => {
-                let lb = c.verifier.leaderboard(&micro)?;
-                micro.grading.thresholds = Some(c.grader.thresholds(&lb)?);
-                let tau = seed.leaderboard.as_ref().and_then(|full| kendall_tau(full, &lb));
-                micro.leaderboard = Some(lb);
-                envs.push(("shrunk".into(), micro, tau));
+                let gates = c.calibrate(&mut micro)?;
+                let tau = match (&seed.leaderboard, &micro.leaderboard) {
+                    (Some(full), Some(lb)) => kendall_tau(full, lb),
+                    _ => None,
+                };
+                envs.push(("shrunk".into(), micro, gates, tau));
             }
             Err(e) => println!("{name:<14} shrink: {e}"),
         }
@@ -89,18 +90,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         candidates_total += f.candidates;
         for cand in candidates.into_iter().filter(|c| c.kept()) {
             if let Some(env) = cand.env {
-                envs.push(("synth".into(), env, None));
+                envs.push(("synth".into(), env, cand.gates, None));
             }
         }
-        for (origin, env, tau) in &envs {
-            let gates = c.verifier.run(env)?;
+        for (origin, env, gates, tau) in &envs {
             let passed = gates.iter().filter(|g| g.passed).count();
             env.write_into(&out, &write)?;
             let t = env.grading.thresholds.as_ref();
             let thresholds = t
                 .map_or("-".into(), |t| format!("{:.3} / {:.3} / {:.3} / {:.3}", t.gold, t.silver, t.bronze, t.median));
             let best = env.leaderboard.as_ref().and_then(|lb| lb.entries.first()).map_or("-".into(), |e| {
-                let r = sandmle_metrics::report_for_score(e.score, env.task().direction, t, env.leaderboard.as_ref());
+                let r = GradeReport::scored(e.score, env.task().direction, t, env.leaderboard.as_ref());
                 format!("{} {:.3} ({})", e.name, e.score, r.medal().map_or("none", |m| m.as_str()))
             });
             let micro_ms = step_ms(env);
@@ -109,9 +109,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 (Some(m), _) => format!("{m:.1}/-"),
                 _ => "-".into(),
             };
-            let id = env.id();
+            let id = env.id()?;
             for g in gates.iter().filter(|g| !g.passed) {
-                failures.push(format!("{}: gate {} failed: {}", env.id(), g.gate, g.detail));
+                failures.push(format!("{id}: gate {} failed: {}", g.gate, g.detail));
             }
             println!(
                 "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}",

@@ -1,33 +1,42 @@
-//! # sandmle-examples
+//! # sandmle
 //!
-//! Where the SandMLE-rs crates meet: the bundled real seed tasks, the
-//! `sandmle` command line and the runnable examples. The library part holds
-//! what those share — finding the seeds and composing the concrete crates
-//! behind core's traits.
+//! Where the SandMLE-rs crates meet: the `sandmle` command line (installable
+//! with `cargo install --path examples`), the runnable examples and the
+//! bundled real seed tasks. The library part holds what those share —
+//! composing the concrete crates behind core's traits, and finding the
+//! seeds.
+//!
+//! Design decision: the library crates never name each other; this crate
+//! is the one place that does ([`Composition`]). A user who wants another
+//! grader, panel or verifier builds their own composition the same way.
 //!
 //! ```
-//! let seeds = sandmle_examples::seed_names().unwrap();
-//! assert!(seeds.iter().any(|s| s == "wine"));
+//! let seeds = sandmle::repository_seeds();
+//! let names = sandmle::seed_names_in(&seeds).unwrap();
+//! assert!(names.iter().any(|s| s == "wine"));
+//! let env = sandmle_core::Environment::read(seeds.join("wine")).unwrap();
+//! let c = sandmle::Composition::new();
+//! assert!(c.grader.check(&env.grading_task()).is_ok());
 //! ```
 #![forbid(unsafe_code)]
 
-use sandmle_core::{BaselinePanel, Environment, Grader, Result};
+use sandmle_core::{BaselinePanel, Environment, GateResult, Grader, Result, Verifier, calibrate};
 use sandmle_exec::Panel;
 use sandmle_metrics::StandardGrader;
 use sandmle_synth::{DnaSynthesizer, GateVerifier, Generator};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The concrete crates composed behind core's traits: the standard grader,
-/// the baseline panel, the gate verifier and the generator.
+/// the baseline panel and the gate verifier.
 #[derive(Clone)]
 pub struct Composition {
     /// Grades submissions (sandmle-metrics).
     pub grader: Arc<dyn Grader>,
     /// Ranks baselines (sandmle-exec).
     pub panel: Arc<dyn BaselinePanel>,
-    /// Checks environments (sandmle-synth), with the panel and grader above.
-    pub verifier: GateVerifier,
+    /// Checks environments (sandmle-synth), with the grader above.
+    pub verifier: Arc<dyn Verifier>,
 }
 
 impl Composition {
@@ -35,13 +44,26 @@ impl Composition {
     pub fn new() -> Self {
         let grader: Arc<dyn Grader> = Arc::new(StandardGrader);
         let panel: Arc<dyn BaselinePanel> = Arc::new(Panel::default());
-        let verifier = GateVerifier::new(Arc::clone(&panel), Arc::clone(&grader));
+        let verifier: Arc<dyn Verifier> = Arc::new(GateVerifier::new(Arc::clone(&grader)));
         Composition { grader, panel, verifier }
     }
 
     /// A generator synthesizing with the default [`DnaSynthesizer`].
     pub fn generator(&self) -> Generator {
-        Generator { synthesizer: Arc::new(DnaSynthesizer::default()), verifier: self.verifier.clone() }
+        Generator {
+            synthesizer: Arc::new(DnaSynthesizer::default()),
+            panel: Arc::clone(&self.panel),
+            grader: Arc::clone(&self.grader),
+            verifier: Arc::clone(&self.verifier),
+        }
+    }
+
+    /// Panel, leaderboard, thresholds and gates ([`sandmle_core::calibrate`]).
+    ///
+    /// # Errors
+    /// As [`sandmle_core::calibrate`].
+    pub fn calibrate(&self, env: &mut Environment) -> Result<Vec<GateResult>> {
+        calibrate(env, self.panel.as_ref(), self.grader.as_ref(), self.verifier.as_ref())
     }
 
     /// The panel's version.
@@ -57,31 +79,71 @@ impl Default for Composition {
 }
 
 /// A short JSON summary of an environment.
-pub fn env_summary(env: &Environment) -> serde_json::Value {
+///
+/// # Errors
+/// As [`Environment::id`].
+pub fn env_summary(env: &Environment) -> Result<serde_json::Value> {
     let task = env.task();
-    serde_json::json!({
-        "id": env.id(),
+    Ok(serde_json::json!({
+        "id": env.id()?,
         "task": task.id,
         "kind": task.kind,
         "metric": task.metric.name,
         "train_rows": env.train.n_rows(),
         "test_rows": env.test.n_rows(),
         "thresholds": env.grading.thresholds,
-    })
+    }))
 }
 
-/// The folder of bundled seed environments (`examples/seeds/`).
-pub fn seeds_dir() -> PathBuf {
+/// The seeds folder of the checkout this crate was built from (for the
+/// examples, tests and benches of the repository; an installed `sandmle`
+/// uses [`find_seeds`]).
+pub fn repository_seeds() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds")
 }
 
-/// The names of the bundled seeds, sorted.
+/// Why no seeds folder was found.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SeedsError {
+    /// `--seeds` names something that is not a folder of seeds.
+    #[error("{}: not a folder of seed environments", path.display())]
+    NotSeeds {
+        /// The folder given.
+        path: PathBuf,
+    },
+    /// None given and none found around the working directory.
+    #[error(
+        "no seeds folder: pass --seeds DIR (the bundled seeds are examples/seeds/ in a checkout of the repository)"
+    )]
+    NotFound,
+}
+
+/// The seeds folder: `explicit` when given, else `examples/seeds` of the
+/// repository checkout holding the working directory (searched upwards),
+/// never a path fixed when the binary was built.
+///
+/// # Errors
+/// [`SeedsError`].
+pub fn find_seeds(explicit: Option<&Path>) -> std::result::Result<PathBuf, SeedsError> {
+    let is_seeds = |d: &Path| d.is_dir() && seed_names_in(d).is_ok_and(|n| !n.is_empty());
+    if let Some(dir) = explicit {
+        return if is_seeds(dir) { Ok(dir.to_path_buf()) } else { Err(SeedsError::NotSeeds { path: dir.into() }) };
+    }
+    let cwd = std::env::current_dir().map_err(|_| SeedsError::NotFound)?;
+    cwd.ancestors()
+        .flat_map(|a| [a.join("examples/seeds"), a.join("seeds")])
+        .find(|d| is_seeds(d) && d.parent().is_some_and(|p| p.join("Cargo.toml").is_file()))
+        .ok_or(SeedsError::NotFound)
+}
+
+/// The names of the seed environments in `dir`, sorted.
 ///
 /// # Errors
 /// [`sandmle_core::Error::Io`] if the folder cannot be listed.
-pub fn seed_names() -> Result<Vec<String>> {
-    let dir = seeds_dir();
-    let entries = std::fs::read_dir(&dir).map_err(|source| sandmle_core::Error::Io { path: dir.clone(), source })?;
+pub fn seed_names_in(dir: &Path) -> Result<Vec<String>> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|source| sandmle_core::Error::Io { path: dir.to_path_buf(), source })?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .filter(|e| e.path().join("prepared").is_dir())
@@ -91,10 +153,10 @@ pub fn seed_names() -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// Reads a bundled seed by name, checking every file's hash.
+/// Reads a seed of the repository by name, checking every file's hash.
 ///
 /// # Errors
 /// As [`Environment::read`].
 pub fn load_seed(name: &str) -> Result<Environment> {
-    Environment::read(seeds_dir().join(name))
+    Environment::read(repository_seeds().join(name))
 }

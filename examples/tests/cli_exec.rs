@@ -31,10 +31,10 @@ fn run_a_pipeline_spec_and_grade_it() {
         assert!(v["timings"][phase].is_u64(), "missing {phase}: {}", v["timings"]);
     }
     assert!(out_csv.exists());
-    // A spec with an unknown field is a usage error.
+    // A spec with an unknown field is the solution's fault: exit 1.
     std::fs::write(&spec, r#"{"model": {"type": "knn", "kay": 3}}"#).unwrap();
     let out = sandmle(&["run", "--env", &seed("breast_cancer"), "--pipeline", spec.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn run_a_program_in_the_process_executor() {
     assert_eq!(v["run"]["executor"], "process");
     assert!(v["run"]["isolation"].as_str().unwrap().len() > 10);
     let expected = (3.0f64).ln();
-    assert!((v["grade"]["score"].as_f64().unwrap() - expected).abs() < 1e-9, "uniform over 3 classes: ln 3");
+    assert!((v["grade"]["score_raw"].as_f64().unwrap() - expected).abs() < 1e-9, "uniform over 3 classes: ln 3");
     // A program that writes nothing: exit 1 with the reason.
     std::fs::write(code.path().join("main.sh"), "true\n").unwrap();
     let out = sandmle(&[

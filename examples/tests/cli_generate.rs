@@ -37,7 +37,7 @@ fn shrink_gives_an_environment_passing_every_gate_with_its_fidelity() {
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let v = json(&out);
         let gates = v["gates"].as_array().unwrap();
-        assert_eq!(gates.len(), 8);
+        assert_eq!(gates.len(), 9);
         assert!(gates.iter().all(|g| g["passed"] == true), "{name}: {gates:#?}");
         let tau = v["fidelity_kendall_tau"].as_f64().unwrap();
         assert!((-1.0..=1.0).contains(&tau));

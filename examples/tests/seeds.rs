@@ -1,6 +1,14 @@
 //! The bundled seeds load, pass their hash checks and match their SOURCE.md.
 
-use sandmle_examples::{load_seed, seed_names, seeds_dir};
+use sandmle::{load_seed, repository_seeds, seed_names_in};
+
+fn seed_names() -> sandmle_core::Result<Vec<String>> {
+    seed_names_in(&repository_seeds())
+}
+
+fn seeds_dir() -> std::path::PathBuf {
+    repository_seeds()
+}
 
 /// `(rows, columns)` from a SOURCE.md line such as
 /// "- `prepared/public/train.csv`: 142 rows x 15 columns (...)".

@@ -318,19 +318,22 @@ pub fn write_csv_to<W: Write>(table: &Table, out: W) -> Result<()> {
 }
 
 /// The CSV bytes of a table.
-pub fn to_csv_bytes(table: &Table) -> Vec<u8> {
+///
+/// # Errors
+/// As [`write_csv_to`] (the csv writer's own errors; a `Vec` never fails).
+pub fn to_csv_bytes(table: &Table) -> Result<Vec<u8>> {
     let mut out = Vec::new();
-    // Writing into a Vec cannot fail.
-    let _ = write_csv_to(table, &mut out);
-    out
+    write_csv_to(table, &mut out)?;
+    Ok(out)
 }
 
 /// Gzip-compresses bytes deterministically (no file name, mtime 0).
-pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+///
+/// # Errors
+/// [`Error::Io`] if the compressor fails.
+pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>> {
     let mut enc = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::default());
-    // Writing into a Vec cannot fail.
-    let _ = enc.write_all(bytes);
-    enc.finish().unwrap_or_default()
+    enc.write_all(bytes).and_then(|()| enc.finish()).map_err(|e| Error::io("<gzip>", e))
 }
 
 /// Writes a table as CSV to `path` atomically (a temporary file in the same
@@ -340,9 +343,9 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// [`Error::Io`].
 pub fn write_csv(table: &Table, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
-    let mut bytes = to_csv_bytes(table);
+    let mut bytes = to_csv_bytes(table)?;
     if path.extension().is_some_and(|e| e == "gz") {
-        bytes = gzip(&bytes);
+        bytes = gzip(&bytes)?;
     }
     crate::fsutil::write_atomic(path, &bytes)
 }
@@ -399,13 +402,13 @@ mod tests {
             ("x", Column::Numeric(vec![0.1, f64::NAN])),
         ])
         .unwrap();
-        assert_eq!(String::from_utf8(to_csv_bytes(&t)).unwrap(), "id,x\n\"a,b\",0.1\n,\n");
+        assert_eq!(String::from_utf8(to_csv_bytes(&t).unwrap()).unwrap(), "id,x\n\"a,b\",0.1\n,\n");
     }
 
     #[test]
     fn gzip_round_trip() {
         let t = read("id,x\n1,2.5\n");
-        let z = gzip(&to_csv_bytes(&t));
+        let z = gzip(&to_csv_bytes(&t).unwrap()).unwrap();
         assert_eq!(read_csv_bytes(&z, "<gz>", &ReadOptions::with_id("id")).unwrap(), t);
     }
 }

@@ -6,6 +6,7 @@
 //! features are listed by position, never by name, and categorical levels by
 //! share, never by value.
 
+use crate::catalogue::MetricFamily;
 use crate::table::ColumnType;
 use crate::task::{Direction, MetricSpec, Modality, TaskKind};
 use serde::{Deserialize, Serialize};
@@ -126,8 +127,8 @@ pub struct TaskDna {
     pub metric: MetricSpec,
     /// Its direction.
     pub direction: Direction,
-    /// Metric family (`auc`, `log_loss`, `accuracy`, `f_score`, `regression_error`, ...).
-    pub metric_family: String,
+    /// The metric's family, from the catalogue.
+    pub metric_family: MetricFamily,
     /// Training rows.
     pub n_train: usize,
     /// Test rows.

@@ -92,6 +92,14 @@ pub enum Error {
         /// The hash of the file as it is.
         found: String,
     },
+    /// `prepared/` holds an entry `grading.json` does not list (and so no
+    /// hash protects): refused, since tools serving `public/` would hand it
+    /// to agents.
+    #[error("{} is not listed in grading.json", path.display())]
+    UnlistedFile {
+        /// The entry.
+        path: PathBuf,
+    },
     /// `grading.json` has a schema version this build does not read.
     #[error("{}: schema version {found} is not supported (this build reads {supported})", path.display())]
     SchemaVersion {
@@ -120,6 +128,34 @@ pub enum Error {
     InvalidLeaderboard {
         /// The leaderboard file (or `<memory>`).
         path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An environment that cannot grade any submission (an unknown metric,
+    /// answers with no rows or repeated ids, no thresholds, answers the
+    /// metric cannot score): the environment is at fault, not the agent.
+    #[error("broken environment: {}: {reason}", file.display())]
+    BrokenEnvironment {
+        /// The file at fault, relative to the environment directory
+        /// (`prepared/private/answers.csv`, ...).
+        file: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A metric name the catalogue does not hold.
+    #[error("unknown metric `{name}`")]
+    UnknownMetric {
+        /// The name.
+        name: String,
+    },
+    /// A metric parameter is not one the metric takes, is missing, or is
+    /// out of range.
+    #[error("metric `{metric}`: parameter `{param}` {reason}")]
+    MetricParameter {
+        /// The metric.
+        metric: String,
+        /// The parameter.
+        param: String,
         /// What is wrong.
         reason: String,
     },

@@ -144,12 +144,15 @@ impl Leaderboard {
     }
 
     /// The leaderboard as a `name,score` table.
-    pub fn to_table(&self) -> Table {
-        let mut t = Table::new();
-        // Two columns of equal length built here: cannot fail.
-        let _ = t.push_column("name", Column::text(self.entries.iter().map(|e| Some(e.name.as_str()))));
-        let _ = t.push_column("score", Column::Numeric(self.scores()));
-        t
+    ///
+    /// # Errors
+    /// None in practice (two distinct names, equal lengths); the table
+    /// constructor's checks are passed on rather than assumed.
+    pub fn to_table(&self) -> Result<Table> {
+        Table::from_columns([
+            ("name", Column::text(self.entries.iter().map(|e| Some(e.name.as_str())))),
+            ("score", Column::Numeric(self.scores())),
+        ])
     }
 }
 
@@ -212,15 +215,21 @@ impl GradingSpec {
     }
 }
 
-/// The result of grading one submission, with MLE-bench's report fields
-/// plus HumanRank.
+/// The result of grading one submission: the keys of SandMLE's
+/// `evaluator.py` contract and MLE-bench's report, plus HumanRank.
+///
+/// Build one with [`GradeReport::scored`] or [`GradeReport::invalid`]; the
+/// medal flags, the median flag and HumanRank follow from the score and
+/// the thresholds, so implementers never set them by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GradeReport {
-    /// The metric's value (`None` when the submission is invalid).
+    /// The score rounded to 5 decimals, as MLE-bench's grader returns it:
+    /// the value the medals and the median flag were decided on, so a
+    /// client comparing `score` with the thresholds agrees with the medal
+    /// (`None` when the submission is invalid).
     pub score: Option<f64>,
-    /// The score rounded to 5 decimals, as MLE-bench rounds before comparing
-    /// with thresholds. Medals and the median flag use this value.
-    pub score_rounded: Option<f64>,
+    /// The metric's unrounded value.
+    pub score_raw: Option<f64>,
     /// Whether the submission passed validation and could be scored.
     pub valid_submission: bool,
     /// `true` when lower scores are better.
@@ -254,7 +263,7 @@ impl GradeReport {
     pub fn invalid(direction: Direction, thresholds: Option<&Thresholds>, error: impl Into<String>) -> Self {
         GradeReport {
             score: None,
-            score_rounded: None,
+            score_raw: None,
             valid_submission: false,
             is_lower_better: direction.is_lower_better(),
             gold_threshold: thresholds.map(|t| t.gold),
@@ -271,6 +280,46 @@ impl GradeReport {
         }
     }
 
+    /// The report for a metric value: rounded to 5 decimals as MLE-bench
+    /// rounds, then placed against the thresholds with the rounded value
+    /// (medals inclusive and exclusive of each other, above-median strict)
+    /// and against the leaderboard (HumanRank).
+    ///
+    /// A score the metric cannot define (NaN, for example Pearson on a
+    /// constant prediction) or an infinite one is an invalid submission
+    /// with a reason: never valid without a score.
+    pub fn scored(
+        raw: f64,
+        direction: Direction,
+        thresholds: Option<&Thresholds>,
+        leaderboard: Option<&Leaderboard>,
+    ) -> Self {
+        let mut r = GradeReport::invalid(direction, thresholds, "");
+        if raw.is_nan() {
+            r.error =
+                Some("the metric is undefined on this submission (NaN), for example for constant predictions".into());
+            return r;
+        }
+        if raw.is_infinite() {
+            r.error = Some("the metric overflowed on this submission (its predictions are too large)".into());
+            return r;
+        }
+        let score = round5(raw);
+        r.valid_submission = true;
+        r.error = None;
+        r.score = Some(score);
+        r.score_raw = Some(raw);
+        if let Some(t) = thresholds {
+            r.gold_medal = direction.at_least(score, t.gold);
+            r.silver_medal = !r.gold_medal && direction.at_least(score, t.silver);
+            r.bronze_medal = !r.gold_medal && !r.silver_medal && direction.at_least(score, t.bronze);
+            r.any_medal = r.gold_medal || r.silver_medal || r.bronze_medal;
+            r.above_median = direction.better(score, t.median);
+        }
+        r.human_rank = leaderboard.and_then(|lb| human_rank(score, &lb.scores(), direction));
+        r
+    }
+
     /// The medal earned, if any.
     pub fn medal(&self) -> Option<Medal> {
         if self.gold_medal {
@@ -285,9 +334,111 @@ impl GradeReport {
     }
 }
 
+/// `round(score, 5)` as Python computes it (correctly rounded, ties to even
+/// on the exact binary value), which is what MLE-bench's graders return.
+pub fn round5(score: f64) -> f64 {
+    if !score.is_finite() {
+        return score;
+    }
+    format!("{score:.5}").parse().unwrap_or(score)
+}
+
+/// HumanRank: `(N - position + 1) / N` where position is 1 plus the number
+/// of leaderboard scores strictly better than `score` (ties go to the
+/// agent). 1.0 is first place; a score worse than every entry gets 0.
+/// `None` for an empty leaderboard or a NaN score.
+pub fn human_rank(score: f64, leaderboard: &[f64], direction: Direction) -> Option<f64> {
+    if leaderboard.is_empty() || score.is_nan() {
+        return None;
+    }
+    let n = leaderboard.len();
+    let position = 1 + leaderboard.iter().filter(|&&s| direction.better(s, score)).count();
+    Some((n + 1 - position) as f64 / n as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn human_rank_gives_ties_to_the_agent() {
+        let lb = [0.9, 0.8, 0.8, 0.5];
+        assert_eq!(human_rank(0.95, &lb, Direction::HigherIsBetter), Some(1.0));
+        assert_eq!(human_rank(0.8, &lb, Direction::HigherIsBetter), Some(0.75));
+        assert_eq!(human_rank(0.1, &lb, Direction::HigherIsBetter), Some(0.0));
+        assert_eq!(human_rank(0.1, &lb, Direction::LowerIsBetter), Some(1.0));
+        assert_eq!(human_rank(f64::NAN, &lb, Direction::LowerIsBetter), None);
+    }
+
+    #[test]
+    fn rounding_matches_python() {
+        // Python: round(0.123455, 5) == 0.12345 (the double is just below the tie).
+        assert_eq!(round5(0.123455), 0.12345);
+        assert_eq!(round5(1.000005), 1.00001);
+        assert_eq!(round5(0.999999), 1.0);
+    }
+
+    /// The rounded score decides the medal and is the `score` a client
+    /// compares with the thresholds: at +-5e-6 around each threshold, the
+    /// client's comparison of `score` with the threshold agrees with the
+    /// report (an rmse 2.5e-6 above bronze rounds onto bronze).
+    #[test]
+    fn clients_comparing_score_with_thresholds_agree_with_the_medal() {
+        for lower in [false, true] {
+            let (d, t) = if lower {
+                (
+                    Direction::LowerIsBetter,
+                    Thresholds {
+                        num_teams: 10,
+                        is_lower_better: true,
+                        gold: 0.1,
+                        silver: 0.2,
+                        bronze: 0.3,
+                        median: 0.4,
+                    },
+                )
+            } else {
+                (
+                    Direction::HigherIsBetter,
+                    Thresholds {
+                        num_teams: 10,
+                        is_lower_better: false,
+                        gold: 0.9,
+                        silver: 0.8,
+                        bronze: 0.7,
+                        median: 0.6,
+                    },
+                )
+            };
+            for threshold in [t.gold, t.silver, t.bronze, t.median] {
+                for delta in [-5e-6, -2.5e-6, -1e-7, 0.0, 1e-7, 2.5e-6, 4.9e-6, 5e-6] {
+                    let r = GradeReport::scored(threshold + delta, d, Some(&t), None);
+                    let s = r.score.unwrap();
+                    let client_at_least = |x: f64| if lower { s <= x } else { s >= x };
+                    assert_eq!(r.gold_medal, client_at_least(t.gold), "{threshold} {delta}");
+                    assert_eq!(r.silver_medal, !client_at_least(t.gold) && client_at_least(t.silver));
+                    assert_eq!(
+                        r.bronze_medal,
+                        !client_at_least(t.silver) && client_at_least(t.bronze),
+                        "{threshold} {delta}"
+                    );
+                    assert_eq!(r.above_median, if lower { s < t.median } else { s > t.median });
+                    assert_eq!(r.score_raw, Some(threshold + delta));
+                }
+            }
+        }
+        // 2.5e-6 worse than bronze under rmse: bronze, since graders round first.
+        let t = Thresholds { num_teams: 10, is_lower_better: true, gold: 0.1, silver: 0.2, bronze: 0.3, median: 0.4 };
+        assert!(GradeReport::scored(0.3 + 2.5e-6, Direction::LowerIsBetter, Some(&t), None).bronze_medal);
+    }
+
+    #[test]
+    fn nan_and_infinite_scores_are_invalid() {
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let r = GradeReport::scored(x, Direction::HigherIsBetter, None, None);
+            assert!(!r.valid_submission && r.score.is_none() && r.error.is_some());
+        }
+    }
 
     #[test]
     fn reads_kaggle_and_own_leaderboards() {
@@ -295,7 +446,7 @@ mod tests {
         let lb = Leaderboard::from_csv_bytes(k, "k.csv").unwrap();
         assert_eq!(lb.scores(), vec![0.9, 0.8]);
         assert_eq!(lb.entries[0].name, "11");
-        let own = crate::csv::to_csv_bytes(&lb.to_table());
+        let own = crate::csv::to_csv_bytes(&lb.to_table().unwrap()).unwrap();
         assert_eq!(Leaderboard::from_csv_bytes(&own, "own.csv").unwrap(), lb);
         assert!(matches!(
             Leaderboard::from_csv_bytes(b"name,points\na,1\n", "x"),

@@ -15,6 +15,10 @@
 //!   MLE-bench competitions.
 //! - The ports: [`Metric`], [`Grader`], [`Executor`], [`BaselinePanel`],
 //!   [`Shrinker`], [`Synthesizer`], [`Verifier`].
+//! - [`calibrate`]: panel, leaderboard, thresholds and gates, through the
+//!   ports alone.
+//! - The [metric catalogue](METRICS): every metric's direction, input,
+//!   family and parameters, in one place.
 //! - [`rng_for`]: the seeded ChaCha8 generator every random choice uses.
 //!
 //! ```
@@ -34,26 +38,38 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod calibrate;
+mod catalogue;
 pub mod csv;
 mod dna;
 mod environment;
 mod error;
 mod fsutil;
 mod grading;
+mod message;
 mod ports;
 mod provenance;
 mod rng;
+pub mod stats;
 mod table;
 mod task;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use calibrate::calibrate;
+pub use catalogue::{
+    CheckedMetric, METRICS, MetricFamily, MetricInfo, MetricInput, ParamInfo, metric_info, metric_names, params_map,
+};
 pub use dna::{FeatureDna, NumericShape, Signal, TargetDna, TaskDna};
 pub use environment::{
     Environment, GradingBundle, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,
 };
 pub use error::{Error, Result};
 pub use fsutil::{sha256_hex, write_atomic};
-pub use grading::{GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds};
+pub use grading::{
+    GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank, round5,
+};
+pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use ports::{
     BaselinePanel, ExecStatus, Execution, Executor, GateResult, Grader, GradingTask, Metric, Program, PublicView,
     Shrinker, Solution, Synthesizer, Timings, Verifier,

@@ -1,10 +1,12 @@
 //! [`Provenance`]: where an environment came from, enough to regenerate it.
 
 use crate::dna::TaskDna;
+use crate::error::{Error, Result};
 use crate::fsutil::sha256_hex;
 use crate::task::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// The content of `private/provenance.json`: the seed task, the generator
 /// and its version, the seed, the task DNA and the hidden rule.
@@ -54,21 +56,28 @@ impl Provenance {
 
     /// The canonical JSON bytes (pretty, fields in declaration order, maps
     /// sorted, floats shortest round-trip).
-    pub fn to_json_bytes(&self) -> Vec<u8> {
-        let mut v = serde_json::to_vec_pretty(self).unwrap_or_default();
+    ///
+    /// # Errors
+    /// [`Error::Json`] if serde cannot serialise a value of `details`.
+    pub fn to_json_bytes(&self) -> Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(self)
+            .map_err(|source| Error::Json { path: PathBuf::from("provenance.json"), source })?;
         v.push(b'\n');
-        v
+        Ok(v)
     }
 
     /// The environment id: `<seed task>-<first 12 hex digits of the sha256
     /// of the canonical JSON>`, with the seed task reduced to `[a-z0-9-]`.
-    pub fn env_id(&self) -> String {
+    ///
+    /// # Errors
+    /// As [`Provenance::to_json_bytes`].
+    pub fn env_id(&self) -> Result<String> {
         let slug: String = self
             .seed_task
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
             .collect();
-        let hash = sha256_hex(&self.to_json_bytes());
-        format!("{}-{}", slug.trim_matches('-'), &hash[..12])
+        let hash = sha256_hex(&self.to_json_bytes()?);
+        Ok(format!("{}-{}", slug.trim_matches('-'), &hash[..12]))
     }
 }

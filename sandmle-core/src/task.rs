@@ -140,30 +140,22 @@ pub enum SubmissionForm {
     LabelList,
 }
 
-impl TaskSpec {
-    /// The form of a submission for this task, from the metric (and, for a
-    /// metric this crate does not know, from the task kind).
-    pub fn submission_form(&self) -> SubmissionForm {
-        match self.metric.name.as_str() {
-            "roc_auc" | "log_loss" | "average_precision" => SubmissionForm::Probability,
-            "mean_column_roc_auc" => SubmissionForm::ColumnProbabilities,
-            "multiclass_log_loss" => SubmissionForm::ClassProbabilities,
-            "map_at_k" => SubmissionForm::LabelList,
-            "accuracy"
-            | "balanced_accuracy"
-            | "f1"
-            | "f1_macro"
-            | "f1_micro"
-            | "f1_weighted"
-            | "precision"
-            | "recall"
-            | "mcc"
-            | "quadratic_weighted_kappa" => SubmissionForm::Label,
-            "rmse" | "mse" | "mae" | "r2" | "rmsle" | "mean_column_rmsle" | "mape" | "pearson" | "spearman" => {
-                SubmissionForm::Value
-            }
-            _ if self.kind.is_classification() => SubmissionForm::Label,
-            _ => SubmissionForm::Value,
+impl MetricSpec {
+    /// The form of a submission scored by this metric, from its catalogue
+    /// entry (and, for a metric the catalogue does not know, from the task
+    /// kind: labels for classes, values otherwise).
+    pub fn submission_form(&self, kind: TaskKind) -> SubmissionForm {
+        match crate::catalogue::metric_info(&self.name) {
+            Some(info) => info.input.submission_form(),
+            None if kind.is_classification() => SubmissionForm::Label,
+            None => SubmissionForm::Value,
         }
+    }
+}
+
+impl TaskSpec {
+    /// The form of a submission for this task ([`MetricSpec::submission_form`]).
+    pub fn submission_form(&self) -> SubmissionForm {
+        self.metric.submission_form(self.kind)
     }
 }

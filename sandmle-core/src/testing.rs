@@ -57,7 +57,7 @@ pub fn tiny_dna() -> TaskDna {
         kind: TaskKind::BinaryClassification,
         metric: MetricSpec::named("roc_auc"),
         direction: Direction::HigherIsBetter,
-        metric_family: "auc".into(),
+        metric_family: crate::MetricFamily::Auc,
         n_train: 6,
         n_test: 4,
         features: vec![

@@ -39,7 +39,7 @@ fn reads_quoted_commas_newlines_crlf_bom_and_na_tokens() {
 fn reads_gzip_files_transparently() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("crafted.csv.gz");
-    std::fs::write(&path, sandmle_core::csv::gzip(CRAFTED)).unwrap();
+    std::fs::write(&path, sandmle_core::csv::gzip(CRAFTED).unwrap()).unwrap();
     let plain = read_csv_bytes(CRAFTED, "crafted.csv", &ReadOptions::with_id("id")).unwrap();
     assert_eq!(read_csv(&path, &ReadOptions::with_id("id")).unwrap(), plain);
 }

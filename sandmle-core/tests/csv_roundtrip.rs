@@ -51,17 +51,17 @@ proptest! {
 
     #[test]
     fn write_read_write_is_byte_identical(t in table()) {
-        let first = to_csv_bytes(&t);
+        let first = to_csv_bytes(&t).unwrap();
         let back = read_csv_bytes(&first, "<mem>", &ReadOptions::with_schema(&t.schema())).unwrap();
         prop_assert_eq!(&back, &t);
-        let second = to_csv_bytes(&back);
+        let second = to_csv_bytes(&back).unwrap();
         prop_assert_eq!(first, second);
     }
 
     #[test]
     fn inferred_types_reach_a_fixed_point_after_one_pass(t in table()) {
-        let once = to_csv_bytes(&read_csv_bytes(&to_csv_bytes(&t), "<mem>", &ReadOptions::default()).unwrap());
-        let twice = to_csv_bytes(&read_csv_bytes(&once, "<mem>", &ReadOptions::default()).unwrap());
+        let once = to_csv_bytes(&read_csv_bytes(&to_csv_bytes(&t).unwrap(), "<mem>", &ReadOptions::default()).unwrap()).unwrap();
+        let twice = to_csv_bytes(&read_csv_bytes(&once, "<mem>", &ReadOptions::default()).unwrap()).unwrap();
         prop_assert_eq!(once, twice);
     }
 }

@@ -33,7 +33,7 @@ fn write_then_read_gives_the_same_environment() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env_with_leaderboard();
     let dir = env.write_into(tmp.path(), &WriteOptions::default()).unwrap();
-    assert_eq!(dir.file_name().unwrap().to_str().unwrap(), env.id());
+    assert_eq!(dir.file_name().unwrap().to_str().unwrap(), env.id().unwrap());
     let back = Environment::read(&dir).unwrap();
     assert_eq!(back.train, env.train);
     assert_eq!(back.test, env.test);
@@ -167,4 +167,24 @@ fn an_environment_without_test_rows_is_invalid() {
     env.answers = env.answers.take(&[]).unwrap();
     env.sample_submission = env.sample_submission.take(&[]).unwrap();
     assert!(matches!(env.validate(), Err(Error::InvalidEnvironment { .. })));
+}
+
+/// A copy of the answers dropped into `public/` (with every hash still
+/// right) is refused when the environment is read, so no tool serves it.
+#[test]
+fn an_unlisted_file_in_prepared_is_refused() {
+    let env = tiny_environment();
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("env");
+    env.write(&dir, &WriteOptions::default()).unwrap();
+    Environment::read(&dir).unwrap();
+    let copy = dir.join("prepared/public/answers_copy.csv");
+    std::fs::copy(dir.join("prepared/private/answers.csv"), &copy).unwrap();
+    match Environment::read(&dir) {
+        Err(Error::UnlistedFile { path }) => assert_eq!(path, copy),
+        other => panic!("{other:?}"),
+    }
+    std::fs::remove_file(&copy).unwrap();
+    std::fs::create_dir(dir.join("prepared/private/notes")).unwrap();
+    assert!(matches!(Environment::read(&dir), Err(Error::UnlistedFile { .. })));
 }

@@ -9,7 +9,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sandmle_core::{Environment, Grader};
-use sandmle_exec::{PipelineExecutor, PipelineSpec};
+use sandmle_exec::{CheckedPipeline, PipelineExecutor, PipelineSpec};
 use sandmle_metrics::StandardGrader;
 use std::hint::black_box;
 
@@ -22,7 +22,7 @@ fn micro() -> Environment {
     env
 }
 
-fn spec(model: &str) -> PipelineSpec {
+fn spec(model: &str) -> CheckedPipeline {
     PipelineSpec::from_json(&serde_json::json!({
         "steps": [{"op": "impute", "strategy": "median"}, {"op": "scale", "method": "standard"}],
         "model": serde_json::from_str::<serde_json::Value>(model).unwrap(),
@@ -41,8 +41,8 @@ fn pipeline(c: &mut Criterion) {
         let s = spec(model);
         g.bench_function(name, |b| {
             b.iter(|| {
-                let run = PipelineExecutor.run(black_box(&s), &env.public_view()).unwrap();
-                StandardGrader.grade(&env.grading_task(), &run.submission).score
+                let run = PipelineExecutor::default().run(black_box(&s), &env.public_view()).unwrap();
+                StandardGrader.grade(&env.grading_task(), &run.submission).unwrap().score
             })
         });
     }

@@ -22,12 +22,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         let env = Environment::read(dir)?;
         phases.entry("load".into()).or_default().push(start.elapsed().as_secs_f64() * 1e3);
-        let run = PipelineExecutor.run(&spec, &env.public_view())?;
+        let run = PipelineExecutor::default().run(&spec, &env.public_view())?;
         for (phase, us) in &run.timings.phases {
             phases.entry(phase.clone()).or_default().push(*us as f64 / 1e3);
         }
         let start = Instant::now();
-        score = StandardGrader.grade(&env.grading_task(), &run.submission).score.unwrap_or(f64::NAN);
+        score = StandardGrader.grade(&env.grading_task(), &run.submission)?.score.unwrap_or(f64::NAN);
         phases.entry("grade".into()).or_default().push(start.elapsed().as_secs_f64() * 1e3);
         phases.entry("total".into()).or_default().push(total.elapsed().as_secs_f64() * 1e3);
     }

@@ -31,7 +31,7 @@ pub enum Error {
     #[error("model `{model}` cannot {task}")]
     ModelUnfit {
         /// The model's type name.
-        model: &'static str,
+        model: String,
         /// What it was asked to do.
         task: String,
     },
@@ -113,7 +113,14 @@ pub enum Error {
     #[error("model `{model}` produced a non-finite prediction")]
     NonFinitePrediction {
         /// The model's type name.
-        model: &'static str,
+        model: String,
+    },
+    /// The run went past its time limit (checked between steps, before
+    /// every model call and between the trees of a forest).
+    #[error("the pipeline ran past its time limit of {limit:?}")]
+    TimeLimit {
+        /// The limit.
+        limit: std::time::Duration,
     },
     /// A file or process operation failed.
     #[error("{}: {source}", path.display())]
@@ -148,6 +155,16 @@ impl From<Error> for sandmle_core::Error {
 }
 
 impl Error {
+    /// `true` when the solution is at fault, not the executor: an invalid
+    /// spec, a step or model unfit for the task's data, a model that fails
+    /// or panics on it, a run past its time limit. Executors report these
+    /// as [`sandmle_core::ExecStatus::Rejected`] (or `TimedOut`) executions;
+    /// the rest ([`Error::Io`], [`Error::Sandbox`], [`Error::Core`]) are
+    /// the executor's own faults.
+    pub fn is_solution_fault(&self) -> bool {
+        !matches!(self, Error::Io { .. } | Error::Sandbox { .. } | Error::Core(_))
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }
     }

@@ -1,18 +1,29 @@
 //! [`PipelineExecutor`]: runs a [`PipelineSpec`] in-process.
 
 use crate::error::{Error, Result};
-use crate::model::{self, Clock};
+use crate::model::{self, Clock, Prediction};
 use crate::preprocess::{Frames, TargetSignal};
-use crate::spec::PipelineSpec;
+use crate::spec::{CheckedPipeline, PipelineSpec};
 use crate::submission::{Output, assemble};
 use crate::target::{self, Classes};
-use sandmle_core::{ExecStatus, Execution, Executor, PublicView, Solution, SubmissionForm, Table, Timings};
-use std::time::Instant;
+use sandmle_core::{ExecStatus, Execution, Executor, PublicView, Solution, SubmissionForm, Table, Timings, bounded};
+use std::time::{Duration, Instant};
 
 /// The in-process pipeline executor: the fast path, milliseconds on micro
 /// data. Deterministic for a given spec seed.
+///
+/// A time limit, when set, is checked between preprocessing steps, before
+/// every model call and between the trees of a forest, so a run stops
+/// within one such unit of work after its limit (an RL step's budget holds
+/// for pipelines as for programs).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct PipelineExecutor;
+pub struct PipelineExecutor {
+    /// Wall-clock limit of one run; `None` for none.
+    pub time_limit: Option<Duration>,
+}
+
+/// What the in-process executor reports as its isolation.
+const IN_PROCESS: &str = "in-process: a declarative pipeline reads only the public view";
 
 /// A pipeline's submission and phase timings.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,16 +35,23 @@ pub struct PipelineRun {
 }
 
 impl PipelineExecutor {
-    /// Runs `spec` on `view`: fits every step and the model on the training
-    /// rows (one model per target column), predicts the test rows, and
-    /// assembles the submission in the form the metric needs.
+    /// An executor whose runs stop at `limit`.
+    pub fn with_time_limit(limit: Duration) -> Self {
+        PipelineExecutor { time_limit: Some(limit) }
+    }
+
+    /// Runs a checked pipeline on `view`: fits every step and the model on
+    /// the training rows (one model per target column), predicts the test
+    /// rows, and assembles the submission in the form the metric needs.
     ///
     /// # Errors
     /// Typed errors for unknown columns, features left non-numeric or
-    /// incomplete, models unfit for the task, bad hyper-parameters, too few
-    /// rows, and smartcore failures.
-    pub fn run(&self, spec: &PipelineSpec, view: &PublicView<'_>) -> Result<PipelineRun> {
-        spec.check()?;
+    /// incomplete, models unfit for the task, too few rows, smartcore
+    /// failures and the time limit ([`Error::is_solution_fault`] tells them
+    /// from the executor's own faults).
+    pub fn run(&self, spec: &CheckedPipeline, view: &PublicView<'_>) -> Result<PipelineRun> {
+        let clock = Clock::with_limit(self.time_limit);
+        let spec: &PipelineSpec = spec;
         let task = view.task;
         if view.train.n_rows() < 2 {
             return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
@@ -70,12 +88,12 @@ impl PipelineExecutor {
             None => return Err(Error::UnsupportedTask { reason: "the task names no target column".into() }),
         };
         for step in &spec.steps {
+            clock.check_deadline()?;
             frames.apply(step, signal)?;
         }
         let (x, x_test) = frames.matrices()?;
         timings.push("preprocess", start.elapsed());
 
-        let clock = Clock::default();
         let mut outputs = Vec::with_capacity(targets.len());
         for (i, t) in targets.into_iter().enumerate() {
             let d = model::Data {
@@ -85,12 +103,17 @@ impl PipelineExecutor {
                 seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
             };
             outputs.push(match t {
-                Target::Classes(c) => {
-                    let p = model::classify(&d, &spec.model, &c)?;
-                    Output::Probs(c, p)
-                }
+                Target::Classes(c) => match model::fit_predict(&d, &spec.model, model::Target::Classes(&c))? {
+                    Prediction::Probs(p) => Output::Probs(c, p),
+                    Prediction::Values(_) => {
+                        return Err(Error::UnsupportedTask { reason: "a classifier predicted values".into() });
+                    }
+                },
                 Target::Values(v) => {
-                    let mut pred = model::regress(&d, &spec.model, &v)?;
+                    let Prediction::Values(mut pred) = model::fit_predict(&d, &spec.model, model::Target::Values(&v))?
+                    else {
+                        return Err(Error::UnsupportedTask { reason: "a regressor predicted classes".into() });
+                    };
                     if spec.clip_to_target_range {
                         let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
                         let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -121,6 +144,11 @@ impl Executor for PipelineExecutor {
         "pipeline"
     }
 
+    /// Runs a pipeline spec. A spec the agent got wrong (invalid JSON for a
+    /// spec, a parameter out of range, a model unfit for the task, a column
+    /// the data lacks) is a [`ExecStatus::Rejected`] execution, a run past
+    /// the time limit a [`ExecStatus::TimedOut`] one; `Err` only for the
+    /// executor's own faults and for programs, which it does not run.
     fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> sandmle_core::Result<Execution> {
         let Solution::Pipeline(json) = solution else {
             return Err(sandmle_core::Error::Unsupported {
@@ -128,15 +156,27 @@ impl Executor for PipelineExecutor {
                 what: "programs (use the process executor)".into(),
             });
         };
-        let spec = PipelineSpec::from_json(json)?;
-        let run = self.run(&spec, task)?;
-        Ok(Execution {
-            status: ExecStatus::Completed,
-            submission: Some(run.submission),
-            timings: run.timings,
-            stdout_tail: String::new(),
-            stderr_tail: String::new(),
-            isolation: "in-process: a declarative pipeline reads only the public view".into(),
-        })
+        let start = Instant::now();
+        let outcome = PipelineSpec::from_json(json).and_then(|spec| self.run(&spec, task));
+        match outcome {
+            Ok(run) => Ok(Execution {
+                status: ExecStatus::Completed,
+                submission: Some(run.submission),
+                timings: run.timings,
+                stdout_tail: String::new(),
+                stderr_tail: String::new(),
+                isolation: IN_PROCESS.into(),
+            }),
+            Err(e) if e.is_solution_fault() => {
+                let mut timings = Timings::default();
+                timings.push("run", start.elapsed());
+                let mut execution = Execution::rejected(bounded(&e.to_string()), timings, IN_PROCESS);
+                if matches!(e, Error::TimeLimit { .. }) {
+                    execution.status = ExecStatus::TimedOut;
+                }
+                Ok(execution)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 }

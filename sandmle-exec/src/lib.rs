@@ -36,7 +36,8 @@
 //!               {"op": "encode", "method": "one_hot"}],
 //!     "model": {"type": "logistic_regression", "c": 1.0}
 //! }"#).unwrap();
-//! let run = PipelineExecutor.run(&spec, &env.public_view()).unwrap();
+//! let spec = spec.check().unwrap(); // every parameter checked once, here
+//! let run = PipelineExecutor::default().run(&spec, &env.public_view()).unwrap();
 //! assert_eq!(run.submission.n_rows(), env.test.n_rows());
 //! assert!(run.submission.numeric("label").unwrap().iter().all(|p| (0.0..=1.0).contains(p)));
 //! ```
@@ -58,6 +59,6 @@ pub use executor::{PipelineExecutor, PipelineRun};
 pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport};
 pub use process::{Limits, PUBLIC_FILES, ProcessExecutor, SandboxMode, bubblewrap_available};
 pub use spec::{
-    EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, MAX_LEVELS, MAX_TEXT_FEATURES, MAX_TREES, ModelSpec,
-    PipelineSpec, ScaleMethod, Step,
+    CheckedPipeline, EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, MAX_LEVELS, MAX_TEXT_FEATURES,
+    MAX_TREES, ModelSpec, PipelineSpec, ScaleMethod, Step,
 };

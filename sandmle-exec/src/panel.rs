@@ -168,8 +168,13 @@ impl Panel {
     }
 
     /// Runs every spec on `env` (in parallel, results in panel order) and
-    /// grades each with `grader`.
-    pub fn run(&self, env: &Environment, grader: &dyn Grader) -> PanelReport {
+    /// grades each with `grader`. A member that fails or whose submission
+    /// is invalid gets no score, with the reason.
+    ///
+    /// # Errors
+    /// When the grader finds the environment broken (no member could have
+    /// been graded).
+    pub fn run(&self, env: &Environment, grader: &dyn Grader) -> sandmle_core::Result<PanelReport> {
         let train_rows = env.train.n_rows();
         let mut fit_env;
         let env_used = match self.max_train_rows {
@@ -185,23 +190,25 @@ impl Panel {
         };
         let specs = self.specs(env.task(), env_used.train.n_rows());
         let entries: Vec<PanelEntry> = specs
-            .par_iter()
+            .into_par_iter()
             .map(|spec| {
                 let start = Instant::now();
-                let outcome = PipelineExecutor.run(spec, &env_used.public_view());
+                let name = spec.name.clone();
+                let outcome =
+                    spec.check().and_then(|spec| PipelineExecutor::default().run(&spec, &env_used.public_view()));
                 let (score, error) = match outcome {
                     Ok(run) => {
                         // The leaderboard holds scores as graders compare
                         // them (rounded to 5 decimals, as MLE-bench does),
                         // so a submission reproducing a baseline ties it.
-                        let report = grader.grade(&env.grading_task(), &run.submission);
-                        (report.score_rounded, report.error)
+                        let report = grader.grade(&env.grading_task(), &run.submission)?;
+                        (report.score, report.error)
                     }
                     Err(e) => (None, Some(e.to_string())),
                 };
-                PanelEntry { name: spec.name.clone(), score, error, micros: start.elapsed().as_micros() as u64 }
+                Ok(PanelEntry { name, score, error, micros: start.elapsed().as_micros() as u64 })
             })
-            .collect();
+            .collect::<sandmle_core::Result<_>>()?;
         let direction = env.task().direction;
         let mut ranked: Vec<&PanelEntry> = entries.iter().filter(|e| e.score.is_some()).collect();
         ranked.sort_by(|a, b| {
@@ -220,13 +227,13 @@ impl Panel {
                 .map(|e| LeaderboardEntry { name: e.name.clone(), score: e.score.unwrap_or(f64::NAN) })
                 .collect(),
         };
-        PanelReport {
+        Ok(PanelReport {
             version: PANEL_VERSION,
             entries,
             leaderboard,
             train_rows_used: env_used.train.n_rows(),
             train_rows,
-        }
+        })
     }
 }
 
@@ -236,7 +243,7 @@ impl BaselinePanel for Panel {
     }
 
     fn leaderboard(&self, env: &Environment, grader: &dyn Grader) -> sandmle_core::Result<Leaderboard> {
-        let report = self.run(env, grader);
+        let report = self.run(env, grader)?;
         if report.leaderboard.entries.is_empty() {
             return Err(sandmle_core::Error::InvalidEnvironment {
                 reason: "no baseline of the panel produced a valid submission".into(),

@@ -2,7 +2,8 @@
 //! and yields a submission the grader accepts.
 
 use sandmle_core::{Environment, Grader};
-use sandmle_exec::{Error, PipelineExecutor, PipelineSpec};
+use sandmle_core::{ExecStatus, Executor, Solution};
+use sandmle_exec::{CheckedPipeline, Error, PipelineExecutor, PipelineSpec};
 use sandmle_metrics::StandardGrader;
 use serde_json::json;
 
@@ -10,7 +11,7 @@ fn seed(name: &str) -> Environment {
     Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
-fn spec(model: serde_json::Value) -> PipelineSpec {
+fn spec(model: serde_json::Value) -> CheckedPipeline {
     PipelineSpec::from_json(&json!({
         "name": "test",
         "seed": 3,
@@ -25,8 +26,10 @@ fn spec(model: serde_json::Value) -> PipelineSpec {
 }
 
 fn valid_score(env: &Environment, model: serde_json::Value) -> f64 {
-    let run = PipelineExecutor.run(&spec(model.clone()), &env.public_view()).unwrap_or_else(|e| panic!("{model}: {e}"));
-    let report = StandardGrader.grade(&env.grading_task(), &run.submission);
+    let run = PipelineExecutor::default()
+        .run(&spec(model.clone()), &env.public_view())
+        .unwrap_or_else(|e| panic!("{model}: {e}"));
+    let report = StandardGrader.grade(&env.grading_task(), &run.submission).unwrap();
     assert!(report.valid_submission, "{model}: {:?}", report.error);
     report.score.unwrap()
 }
@@ -96,8 +99,8 @@ fn multinomial_nb_on_text_counts() {
         "model": {"type": "multinomial_nb", "alpha": 1.0}
     }))
     .unwrap();
-    let run = PipelineExecutor.run(&spec, &env.public_view()).unwrap();
-    let report = StandardGrader.grade(&env.grading_task(), &run.submission);
+    let run = PipelineExecutor::default().run(&spec, &env.public_view()).unwrap();
+    let report = StandardGrader.grade(&env.grading_task(), &run.submission).unwrap();
     assert!(report.score.unwrap() > 0.9, "{report:?}");
     // With tf-idf the features are no longer counts: a typed error.
     let tfidf = PipelineSpec::from_json(&json!({
@@ -105,17 +108,22 @@ fn multinomial_nb_on_text_counts() {
         "model": {"type": "multinomial_nb"}
     }))
     .unwrap();
-    assert!(matches!(PipelineExecutor.run(&tfidf, &env.public_view()), Err(Error::BadParameter { .. })));
+    assert!(matches!(PipelineExecutor::default().run(&tfidf, &env.public_view()), Err(Error::BadParameter { .. })));
 }
 
 #[test]
 fn unfit_models_and_bad_specs_are_typed_errors() {
     let (cls, reg) = (seed("breast_cancer"), seed("diabetes"));
-    let run = |env: &Environment, s: PipelineSpec| PipelineExecutor.run(&s, &env.public_view());
-    assert!(matches!(run(&cls, spec(json!({"type": "ridge"}))), Err(Error::ModelUnfit { model: "ridge", .. })));
+    let run = |env: &Environment, s: CheckedPipeline| PipelineExecutor::default().run(&s, &env.public_view());
+    assert!(
+        matches!(run(&cls, spec(json!({"type": "ridge"}))), Err(Error::ModelUnfit { model, .. }) if model == "ridge")
+    );
     assert!(matches!(run(&reg, spec(json!({"type": "gaussian_nb"}))), Err(Error::ModelUnfit { .. })));
     assert!(matches!(run(&cls, spec(json!({"type": "knn", "k": 100000}))), Err(Error::TooFewRows { .. })));
-    assert!(matches!(run(&cls, spec(json!({"type": "random_forest", "n_trees": 0}))), Err(Error::BadParameter { .. })));
+    assert!(matches!(
+        PipelineSpec::from_json(&json!({"model": {"type": "random_forest", "n_trees": 0}})),
+        Err(Error::BadParameter { .. })
+    ));
     let drop_unknown = PipelineSpec::from_json(
         &json!({"steps": [{"op": "drop", "columns": ["nope"]}], "model": {"type": "constant"}}),
     )
@@ -136,7 +144,7 @@ fn missing_values_need_an_impute_step() {
     env.test = env.test.without(&["colour"]);
     let spec = PipelineSpec::from_json(&json!({"model": {"type": "logistic_regression"}})).unwrap();
     assert!(
-        matches!(PipelineExecutor.run(&spec, &env.public_view()), Err(Error::MissingValues { column }) if column == "x")
+        matches!(PipelineExecutor::default().run(&spec, &env.public_view()), Err(Error::MissingValues { column }) if column == "x")
     );
 }
 
@@ -144,7 +152,49 @@ fn missing_values_need_an_impute_step() {
 fn same_seed_same_submission() {
     let env = seed("wine");
     let s = spec(json!({"type": "random_forest", "n_trees": 10}));
-    let a = PipelineExecutor.run(&s, &env.public_view()).unwrap().submission;
-    let b = PipelineExecutor.run(&s, &env.public_view()).unwrap().submission;
-    assert_eq!(sandmle_core::csv::to_csv_bytes(&a), sandmle_core::csv::to_csv_bytes(&b));
+    let a = PipelineExecutor::default().run(&s, &env.public_view()).unwrap().submission;
+    let b = PipelineExecutor::default().run(&s, &env.public_view()).unwrap().submission;
+    assert_eq!(sandmle_core::csv::to_csv_bytes(&a).unwrap(), sandmle_core::csv::to_csv_bytes(&b).unwrap());
+}
+
+/// The executor port says whose fault a failure is: a spec the agent got
+/// wrong is a rejected execution, a run past its limit a timed-out one, and
+/// only the executor's own faults are errors.
+#[test]
+fn wrong_specs_are_rejected_executions_not_executor_errors() {
+    let env = seed("breast_cancer");
+    let exec = PipelineExecutor::default();
+    for (spec, why) in [
+        (json!({"model": {"type": "ridge"}}), "cannot predict classes"),
+        (json!({"model": {"type": "knn", "k": 0}}), "`k`"),
+        (json!({"model": {"type": "no_such_model"}}), "invalid pipeline spec"),
+        (json!({"steps": [{"op": "shuffle"}], "model": {"type": "constant"}}), "invalid pipeline spec"),
+        (json!({"steps": [{"op": "drop", "columns": ["nope"]}], "model": {"type": "constant"}}), "nope"),
+    ] {
+        let run = exec.execute(&Solution::Pipeline(spec.clone()), &env.public_view()).unwrap();
+        match &run.status {
+            ExecStatus::Rejected { reason } => assert!(reason.contains(why), "{spec}: {reason}"),
+            other => panic!("{spec}: {other:?}"),
+        }
+        assert!(run.submission.is_none());
+    }
+    let program = Solution::Program(sandmle_core::Program {
+        command: vec!["true".into()],
+        code_dir: ".".into(),
+        timeout: std::time::Duration::from_secs(1),
+    });
+    assert!(exec.execute(&program, &env.public_view()).is_err(), "programs are not this executor's to run");
+}
+
+#[test]
+fn the_pipeline_executor_honours_its_time_limit() {
+    let env = seed("breast_cancer");
+    let slow = json!({"model": {"type": "hist_forest", "n_trees": 10000}});
+    let exec = PipelineExecutor::with_time_limit(std::time::Duration::from_millis(20));
+    let run = exec.execute(&Solution::Pipeline(slow.clone()), &env.public_view()).unwrap();
+    assert_eq!(run.status, ExecStatus::TimedOut);
+    assert!(run.submission.is_none());
+    let fast = json!({"model": {"type": "constant"}});
+    let run = exec.execute(&Solution::Pipeline(fast), &env.public_view()).unwrap();
+    assert_eq!(run.status, ExecStatus::Completed);
 }

@@ -13,7 +13,7 @@ fn seed(name: &str) -> Environment {
 fn leaderboards_are_ordered_and_distinct_on_real_seeds() {
     for name in ["breast_cancer", "wine", "diabetes", "oj"] {
         let env = seed(name);
-        let report = Panel::default().run(&env, &StandardGrader);
+        let report = Panel::default().run(&env, &StandardGrader).unwrap();
         let scores = report.leaderboard.scores();
         assert!(scores.len() >= 20, "{name}: {} baselines scored", scores.len());
         let d = env.task().direction;

@@ -64,7 +64,7 @@ fn a_program_hunting_for_answers_scores_no_better_than_chance_in_the_sandbox() {
     // Unsandboxed, the thief finds the answers: the test has teeth.
     let open = run(SandboxMode::Off, Limits::default(), &env, THIEF, Duration::from_secs(120));
     assert!(open.isolation.starts_with("none"), "{}", open.isolation);
-    let r = StandardGrader.grade(&env.grading_task(), open.submission.as_ref().unwrap());
+    let r = StandardGrader.grade(&env.grading_task(), open.submission.as_ref().unwrap()).unwrap();
     assert_eq!(r.score, Some(1.0), "without a sandbox the answers are reachable");
 
     if !bwrap_or_skip() {
@@ -73,7 +73,7 @@ fn a_program_hunting_for_answers_scores_no_better_than_chance_in_the_sandbox() {
     let boxed = run(SandboxMode::Required, Limits::default(), &env, THIEF, Duration::from_secs(120));
     assert_eq!(boxed.status, ExecStatus::Completed, "{}", boxed.stderr_tail);
     assert!(boxed.isolation.starts_with("bubblewrap"));
-    let r = StandardGrader.grade(&env.grading_task(), boxed.submission.as_ref().unwrap());
+    let r = StandardGrader.grade(&env.grading_task(), boxed.submission.as_ref().unwrap()).unwrap();
     assert!(r.score.unwrap() <= 0.5, "the sandboxed thief scored {:?}", r.score);
 }
 
@@ -213,7 +213,7 @@ fn a_well_behaved_program_is_graded() {
         );
         assert_eq!(out.status, ExecStatus::Completed);
         assert_eq!(out.stdout_tail.trim(), "hello");
-        let r = StandardGrader.grade(&env.grading_task(), out.submission.as_ref().unwrap());
+        let r = StandardGrader.grade(&env.grading_task(), out.submission.as_ref().unwrap()).unwrap();
         assert_eq!(r.score, Some(0.5));
     }
     let out = run(SandboxMode::Off, Limits::default(), &env, "exit 3\n", Duration::from_secs(30));

@@ -100,6 +100,32 @@ pub fn mean_column_roc_auc(truth: &[Labels], scores: &[Vec<f64>]) -> Result<f64>
     Ok(sum / truth.len() as f64)
 }
 
+/// [`mean_column_roc_auc`] as MLE-bench grades a multi-label task
+/// (jigsaw-toxic-comment-classification-challenge): answer rows whose
+/// labels sum below 0 — Kaggle's `-1` rows, never labelled — are dropped
+/// from both sides before scoring.
+///
+/// # Errors
+/// Column count or length mismatch, no rows left, or any column's
+/// [`roc_auc`] error.
+pub fn mean_column_roc_auc_labelled(truth: &[Vec<f64>], scores: &[Vec<f64>]) -> Result<f64> {
+    if truth.len() != scores.len() {
+        return Err(Error::ColumnCountMismatch { truth: truth.len(), prediction: scores.len() });
+    }
+    let rows = truth.first().map_or(0, Vec::len);
+    if let Some(c) = truth.iter().chain(scores).find(|c| c.len() != rows) {
+        return Err(Error::LengthMismatch { truth: rows, prediction: c.len() });
+    }
+    let keep: Vec<usize> = (0..rows).filter(|&r| truth.iter().map(|c| c[r]).sum::<f64>() >= 0.0).collect();
+    if keep.is_empty() {
+        return Err(Error::Empty);
+    }
+    let pick = |c: &Vec<f64>| keep.iter().map(|&r| c[r]).collect::<Vec<f64>>();
+    let t: Vec<Labels> = truth.iter().map(|c| Labels::from(pick(c))).collect();
+    let s: Vec<Vec<f64>> = scores.iter().map(pick).collect();
+    mean_column_roc_auc(&t, &s)
+}
+
 /// Average precision of the positive label 1 (`average_precision_score`):
 /// `sum_k (R_k - R_{k-1}) P_k` over distinct score thresholds, highest
 /// first. A truth without positives gives 0 (scikit-learn warns and returns

@@ -43,9 +43,10 @@ pub enum Error {
         /// The metric.
         metric: &'static str,
     },
-    /// A negative value where the metric needs non-negative ones (RMSLE).
-    #[error("{metric} cannot be used when {side} holds negative values (index {index})")]
-    NegativeValue {
+    /// A value at or below -1, where the metric takes `log(1 + x)` (RMSLE;
+    /// scikit-learn 1.9 accepts every value above -1).
+    #[error("{metric} cannot be used when {side} holds values at or below -1 (index {index})")]
+    LogDomain {
         /// The metric.
         metric: &'static str,
         /// `"truth"` or `"prediction"`.
@@ -121,15 +122,15 @@ pub enum Error {
         reason: String,
     },
     /// Required columns are absent.
-    #[error("submission lacks column(s): {}", columns.join(", "))]
+    #[error("submission lacks column(s) {}", columns.join(", "))]
     MissingColumns {
-        /// The absent columns.
+        /// The absent columns, quoted (at most ten, then how many more).
         columns: Vec<String>,
     },
     /// Columns besides the id and prediction columns.
-    #[error("submission has unexpected column(s): {}", columns.join(", "))]
+    #[error("submission has unexpected column(s) {}", columns.join(", "))]
     ExtraColumns {
-        /// The unexpected columns.
+        /// The unexpected columns, quoted (at most ten, then how many more).
         columns: Vec<String>,
     },
     /// The submission's row count differs from the answers'.
@@ -213,9 +214,26 @@ impl Error {
         ) || matches!(
             self,
             Error::NonFinite { side: "truth", .. }
-                | Error::NegativeValue { side: "truth", .. }
+                | Error::LogDomain { side: "truth", .. }
                 | Error::ContinuousLabels { side: "truth", .. }
         )
+    }
+}
+
+/// `answers.csv`'s path inside an environment.
+pub(crate) const ANSWERS_FILE: &str = "prepared/private/answers.csv";
+
+impl Error {
+    /// The environment file an environment fault lies in, relative to the
+    /// environment directory: `grading.json` for the metric and its
+    /// parameters, `leaderboard.csv` for an empty leaderboard, `answers.csv`
+    /// otherwise.
+    pub fn fault_file(&self) -> &'static str {
+        match self {
+            Error::UnknownMetric { .. } | Error::BadParameter { .. } => "prepared/private/grading.json",
+            Error::EmptyLeaderboard => "prepared/private/leaderboard.csv",
+            _ => ANSWERS_FILE,
+        }
     }
 }
 

@@ -3,21 +3,24 @@
 
 use crate::error::Error;
 use crate::registry::{Input, StandardMetric};
-use crate::thresholds::{human_rank, round5, thresholds_from_scores};
+use crate::thresholds::thresholds_from_scores;
 use crate::validate::validate_submission;
 use sandmle_core::csv::{ReadOptions, read_csv};
-use sandmle_core::{ColumnType, Direction, GradeReport, Grader, GradingTask, Leaderboard, Table, Thresholds};
-use std::path::Path;
+use sandmle_core::{ColumnType, GradeReport, Grader, GradingTask, Leaderboard, Table, Thresholds, bounded};
+use std::path::{Path, PathBuf};
 
 /// The grader for every metric of the catalogue.
 ///
 /// It validates the submission ([`crate::validate_submission`]), scores it,
-/// rounds the score to 5 decimals as MLE-bench does, and compares the
-/// rounded score with the thresholds: medals inclusive (`>=` gold, or `<=`
-/// when lower is better) and exclusive of each other, above-median strict.
-/// A NaN score (a constant prediction under Pearson, say) or an overflowing
-/// one is a valid submission without a score or medal; the report's
-/// `error` says why.
+/// and reports through [`GradeReport::scored`]: the score rounded to 5
+/// decimals as MLE-bench does, medals decided on the rounded score
+/// (inclusive, exclusive of each other), above-median strict. A NaN score
+/// (a constant prediction under Pearson, say) is an invalid submission.
+///
+/// Faults are told apart as the port says: a bad submission is an `Ok`
+/// report with `valid_submission: false`; a broken environment (unknown
+/// metric, answers the metric cannot score: [`Error::is_environment_fault`])
+/// is an `Err` naming the file at fault.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StandardGrader;
 
@@ -39,7 +42,7 @@ impl StandardGrader {
     /// [`Error::SubmissionMissing`] or [`Error::NotCsv`].
     pub fn read_submission(&self, task: &GradingTask<'_>, path: &Path) -> Result<Table, Error> {
         if !path.is_file() {
-            return Err(Error::SubmissionMissing { path: path.display().to_string() });
+            return Err(Error::SubmissionMissing { path: bounded(&path.display().to_string()) });
         }
         let spec = &task.spec.task;
         let mut options = ReadOptions::with_id(spec.id_column.clone());
@@ -48,79 +51,55 @@ impl StandardGrader {
                 options.types.insert(c.clone(), ColumnType::Text);
             }
         }
-        read_csv(path, &options).map_err(|e| Error::NotCsv { reason: e.to_string() })
+        read_csv(path, &options).map_err(|e| Error::NotCsv { reason: bounded(&e.to_string()) })
     }
 }
 
-/// The report for a score: rounding, medals, median and HumanRank.
-pub fn report_for_score(
-    score: f64,
-    direction: Direction,
-    thresholds: Option<&Thresholds>,
-    leaderboard: Option<&Leaderboard>,
-) -> GradeReport {
-    let mut r = GradeReport::invalid(direction, thresholds, "");
-    r.valid_submission = true;
-    r.error = None;
-    if score.is_nan() {
-        r.error = Some("the metric is undefined on this submission (NaN), for example for constant predictions".into());
-        return r;
-    }
-    if score.is_infinite() {
-        r.error = Some("the metric overflowed on this submission (its predictions are too large)".into());
-        return r;
-    }
-    let rounded = round5(score);
-    r.score = Some(score);
-    r.score_rounded = Some(rounded);
-    if let Some(t) = thresholds {
-        r.gold_medal = direction.at_least(rounded, t.gold);
-        r.silver_medal = !r.gold_medal && direction.at_least(rounded, t.silver);
-        r.bronze_medal = !r.gold_medal && !r.silver_medal && direction.at_least(rounded, t.bronze);
-        r.any_medal = r.gold_medal || r.silver_medal || r.bronze_medal;
-        r.above_median = direction.better(rounded, t.median);
-    }
-    r.human_rank = leaderboard.and_then(|lb| human_rank(rounded, &lb.scores(), direction));
-    r
-}
-
-impl StandardGrader {
-    /// Grades a submission, telling the two kinds of failure apart: an
-    /// invalid submission is an `Ok` report with `valid_submission: false`;
-    /// a fault of the environment ([`Error::is_environment_fault`]: unknown
-    /// metric, unscorable answers) is an `Err`.
-    ///
-    /// # Errors
-    /// The environment faults.
-    pub fn grade_checked(&self, task: &GradingTask<'_>, submission: &Table) -> Result<GradeReport, Error> {
-        let spec = task.spec;
-        match self.score(task, submission) {
-            Ok(score) => Ok(report_for_score(score, spec.task.direction, spec.thresholds.as_ref(), task.leaderboard)),
-            Err(e) if e.is_environment_fault() => Err(e),
-            Err(e) => Ok(GradeReport::invalid(spec.task.direction, spec.thresholds.as_ref(), e.to_string())),
-        }
-    }
+/// A fault of the environment as core's error, naming the file at fault.
+fn broken(e: &Error) -> sandmle_core::Error {
+    sandmle_core::Error::BrokenEnvironment { file: PathBuf::from(e.fault_file()), reason: e.to_string() }
 }
 
 impl Grader for StandardGrader {
-    /// Grades a submission; an environment fault is reported as an invalid
-    /// submission whose error starts with `environment:` (use
-    /// [`StandardGrader::grade_checked`] to tell it apart).
-    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> GradeReport {
+    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> sandmle_core::Result<GradeReport> {
         let spec = task.spec;
-        self.grade_checked(task, submission).unwrap_or_else(|e| {
-            GradeReport::invalid(spec.task.direction, spec.thresholds.as_ref(), format!("environment: {e}"))
-        })
+        let (direction, thresholds) = (spec.task.direction, spec.thresholds.as_ref());
+        match self.score(task, submission) {
+            Ok(score) => Ok(GradeReport::scored(score, direction, thresholds, task.leaderboard)),
+            Err(e) if e.is_environment_fault() => Err(broken(&e)),
+            Err(e) => Ok(GradeReport::invalid(direction, thresholds, e.to_string())),
+        }
     }
 
     fn thresholds(&self, leaderboard: &Leaderboard) -> sandmle_core::Result<Thresholds> {
         Ok(thresholds_from_scores(&leaderboard.scores())?)
     }
 
-    fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> GradeReport {
+    /// Core's checks, then the answers scored against themselves: a metric
+    /// that cannot score its own answers (one class under ROC AUC, a
+    /// constant truth under Pearson, values RMSLE cannot take) cannot score
+    /// any submission.
+    fn check(&self, task: &GradingTask<'_>) -> sandmle_core::Result<()> {
+        task.check()?;
+        let metric = StandardMetric::from_spec(&task.spec.task.metric).map_err(|e| broken(&e))?;
+        let truth = task.answers.select(&task.spec.task.prediction_columns)?;
+        match metric.evaluate(&truth, &truth) {
+            Ok(s) if s.is_nan() => Err(sandmle_core::Error::BrokenEnvironment {
+                file: PathBuf::from(crate::error::ANSWERS_FILE),
+                reason: format!("`{}` is undefined (NaN) on the answers themselves", metric.info().name),
+            }),
+            Ok(_) => Ok(()),
+            Err(e) => Err(sandmle_core::Error::BrokenEnvironment {
+                file: PathBuf::from(e.fault_file()),
+                reason: format!("the answers cannot be scored: {e}"),
+            }),
+        }
+    }
+
+    fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> sandmle_core::Result<GradeReport> {
         match self.read_submission(task, path) {
             Ok(sub) => self.grade(task, &sub),
-            Err(e) => GradeReport::invalid(task.spec.task.direction, task.spec.thresholds.as_ref(), e.to_string()),
+            Err(e) => Ok(GradeReport::invalid(task.spec.task.direction, task.spec.thresholds.as_ref(), e.to_string())),
         }
     }
 }

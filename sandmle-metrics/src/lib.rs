@@ -52,16 +52,19 @@ mod regression;
 mod thresholds;
 mod validate;
 
-pub use auc::{average_precision, mean_column_roc_auc, roc_auc};
+pub use auc::{average_precision, mean_column_roc_auc, mean_column_roc_auc_labelled, roc_auc};
 pub use classification::{
     Average, accuracy, balanced_accuracy, f1, f1_averaged, mcc, precision, quadratic_weighted_kappa, recall,
 };
 pub use error::{Error, Result};
-pub use grader::{StandardGrader, report_for_score};
+pub use grader::StandardGrader;
 pub use labels::Labels;
 pub use logloss::{EPS, log_loss, multiclass_log_loss};
 pub use map_at_k::{average_precision_at_k, map_at_k};
-pub use registry::{Input, METRICS, MetricInfo, StandardMetric, info};
-pub use regression::{average_ranks, mae, mape, mean_column_rmsle, mse, pearson, r2, rmse, rmsle, spearman};
-pub use thresholds::{human_rank, medal_positions, median, round5, thresholds_from_scores};
+pub use registry::{ColumnsFn, Input, SCORERS, Scorer, StandardMetric, info};
+pub use regression::{mae, mape, mean_column_rmsle, mse, pearson, r2, rmse, rmsle, spearman};
+pub use sandmle_core::stats::{average_ranks, median};
+pub use sandmle_core::{METRICS, MetricInfo};
+pub use sandmle_core::{human_rank, round5};
+pub use thresholds::{medal_positions, thresholds_from_scores};
 pub use validate::{Aligned, validate_submission};

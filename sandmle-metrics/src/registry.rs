@@ -1,99 +1,101 @@
-//! The metric catalogue: canonical names, directions, what each metric
-//! reads, and [`StandardMetric`], the [`sandmle_core::Metric`] behind every
-//! name.
+//! One scoring function for every entry of core's metric catalogue, and
+//! [`StandardMetric`], the [`sandmle_core::Metric`] behind every name.
+//!
+//! The catalogue ([`sandmle_core::METRICS`]) says what a name means — its
+//! direction, what it reads, its parameters. This module only attaches a
+//! function to each name ([`SCORERS`]); the shape of the function says how
+//! the columns are read, so there is no second dispatch on names.
 
 use crate::classification::{self as cls, Average};
 use crate::error::{Error, Result};
 use crate::labels::Labels;
 use crate::{auc, logloss, map_at_k, regression as reg};
-use sandmle_core::{Column, Direction, MetricSpec, Table};
+use sandmle_core::{CheckedMetric, Column, Direction, MetricInfo, MetricInput, MetricSpec, Table};
 
-/// What a metric reads from each side, which also decides how a grader
-/// validates submissions for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
-    /// One column of class labels each side.
-    Labels,
-    /// Truth labels; one column of scores (any finite numbers).
-    Scores,
-    /// Truth labels; one column of probabilities in `[0, 1]`.
-    Probability,
-    /// Several binary truth columns; one probability column for each.
-    ColumnProbabilities,
-    /// One-hot truth columns; one probability column per class, rows
-    /// summing to 1.
-    ClassProbabilities,
+/// What a metric reads from each side (core's [`MetricInput`]).
+pub type Input = MetricInput;
+
+/// A metric over several numeric columns each side (columns, then rows).
+pub type ColumnsFn = fn(&[Vec<f64>], &[Vec<f64>]) -> Result<f64>;
+
+/// A scoring function, of the shape the metric's input needs.
+#[derive(Clone, Copy)]
+pub enum Scorer {
+    /// Labels against labels.
+    Labels(fn(&Labels, &Labels) -> Result<f64>),
+    /// Truth labels against one column of scores or probabilities.
+    Scores(fn(&Labels, &[f64]) -> Result<f64>),
+    /// Numeric truth columns against as many prediction columns.
+    Columns(ColumnsFn),
     /// One column of numbers each side.
-    Values,
-    /// Several columns of numbers each side.
-    ColumnValues,
-    /// One column of space-separated labels each side.
-    LabelLists,
+    Values(fn(&[f64], &[f64]) -> Result<f64>),
+    /// Space-separated label lists each side, with `k`.
+    LabelLists(fn(&[String], &[String], usize) -> Result<f64>),
 }
 
-impl Input {
-    /// `true` if the prediction columns must hold numbers.
-    pub fn numeric_prediction(self) -> bool {
-        !matches!(self, Input::Labels | Input::LabelLists)
+impl Scorer {
+    /// `true` if this function can read a metric of `input`.
+    pub fn reads(self, input: Input) -> bool {
+        matches!(
+            (self, input),
+            (Scorer::Labels(_), Input::Labels)
+                | (Scorer::Scores(_), Input::Scores | Input::Probability)
+                | (Scorer::Columns(_), Input::ColumnProbabilities | Input::ClassProbabilities | Input::ColumnValues)
+                | (Scorer::Values(_), Input::Values)
+                | (Scorer::LabelLists(_), Input::LabelLists)
+        )
     }
+}
 
-    /// `true` if predictions must lie in `[0, 1]`.
-    pub fn probabilities(self) -> bool {
-        matches!(self, Input::Probability | Input::ColumnProbabilities | Input::ClassProbabilities)
+impl std::fmt::Debug for Scorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scorer::Labels(_) => "Labels",
+            Scorer::Scores(_) => "Scores",
+            Scorer::Columns(_) => "Columns",
+            Scorer::Values(_) => "Values",
+            Scorer::LabelLists(_) => "LabelLists",
+        })
     }
 }
 
-/// One catalogue entry.
-#[derive(Debug, Clone, Copy)]
-pub struct MetricInfo {
-    /// Canonical name.
-    pub name: &'static str,
-    /// Direction.
-    pub direction: Direction,
-    /// What it reads.
-    pub input: Input,
-    /// One line on what it is.
-    pub summary: &'static str,
+fn f1_macro(t: &Labels, p: &Labels) -> Result<f64> {
+    cls::f1_averaged(t, p, Average::Macro)
+}
+fn f1_micro(t: &Labels, p: &Labels) -> Result<f64> {
+    cls::f1_averaged(t, p, Average::Micro)
+}
+fn f1_weighted(t: &Labels, p: &Labels) -> Result<f64> {
+    cls::f1_averaged(t, p, Average::Weighted)
 }
 
-const HIGHER: Direction = Direction::HigherIsBetter;
-const LOWER: Direction = Direction::LowerIsBetter;
-
-macro_rules! catalogue {
-    ($(($name:literal, $dir:ident, $input:ident, $summary:literal)),* $(,)?) => {
-        /// Every metric, by canonical name.
-        pub const METRICS: &[MetricInfo] = &[
-            $(MetricInfo { name: $name, direction: $dir, input: Input::$input, summary: $summary }),*
-        ];
-    };
-}
-
-catalogue![
-    ("accuracy", HIGHER, Labels, "share of exact label matches"),
-    ("balanced_accuracy", HIGHER, Labels, "mean recall over the classes in the truth"),
-    ("f1", HIGHER, Labels, "binary F1 of label 1"),
-    ("f1_macro", HIGHER, Labels, "unweighted mean of per-class F1"),
-    ("f1_micro", HIGHER, Labels, "F1 of global counts"),
-    ("f1_weighted", HIGHER, Labels, "per-class F1 weighted by true counts"),
-    ("precision", HIGHER, Labels, "binary precision of label 1"),
-    ("recall", HIGHER, Labels, "binary recall of label 1"),
-    ("mcc", HIGHER, Labels, "Matthews correlation coefficient"),
-    ("quadratic_weighted_kappa", HIGHER, Labels, "Cohen's kappa with quadratic weights"),
-    ("roc_auc", HIGHER, Probability, "binary ROC AUC, ties counted one half"),
-    ("mean_column_roc_auc", HIGHER, ColumnProbabilities, "mean of per-column binary ROC AUC"),
-    ("average_precision", HIGHER, Scores, "area under the precision-recall steps"),
-    ("log_loss", LOWER, Probability, "binary log loss, one probability column"),
-    ("multiclass_log_loss", LOWER, ClassProbabilities, "log loss over one-hot answers"),
-    ("rmse", LOWER, Values, "root mean squared error"),
-    ("mse", LOWER, Values, "mean squared error"),
-    ("mae", LOWER, Values, "mean absolute error"),
-    ("r2", HIGHER, Values, "coefficient of determination"),
-    ("rmsle", LOWER, Values, "root mean squared log error"),
-    ("mean_column_rmsle", LOWER, ColumnValues, "mean of per-column RMSLE"),
-    ("mape", LOWER, Values, "mean absolute percentage error (a fraction)"),
-    ("pearson", HIGHER, Values, "Pearson correlation"),
-    ("spearman", HIGHER, Values, "Spearman rank correlation"),
-    ("map_at_k", HIGHER, LabelLists, "mean average precision at k (parameter k)"),
+/// The scoring function of every catalogue metric, by name.
+pub const SCORERS: &[(&str, Scorer)] = &[
+    ("accuracy", Scorer::Labels(cls::accuracy)),
+    ("balanced_accuracy", Scorer::Labels(cls::balanced_accuracy)),
+    ("f1", Scorer::Labels(cls::f1)),
+    ("f1_macro", Scorer::Labels(f1_macro)),
+    ("f1_micro", Scorer::Labels(f1_micro)),
+    ("f1_weighted", Scorer::Labels(f1_weighted)),
+    ("precision", Scorer::Labels(cls::precision)),
+    ("recall", Scorer::Labels(cls::recall)),
+    ("mcc", Scorer::Labels(cls::mcc)),
+    ("quadratic_weighted_kappa", Scorer::Labels(cls::quadratic_weighted_kappa)),
+    ("roc_auc", Scorer::Scores(auc::roc_auc)),
+    ("mean_column_roc_auc", Scorer::Columns(auc::mean_column_roc_auc_labelled)),
+    ("average_precision", Scorer::Scores(auc::average_precision)),
+    ("log_loss", Scorer::Scores(logloss::log_loss)),
+    ("multiclass_log_loss", Scorer::Columns(logloss::multiclass_log_loss)),
+    ("rmse", Scorer::Values(reg::rmse)),
+    ("mse", Scorer::Values(reg::mse)),
+    ("mae", Scorer::Values(reg::mae)),
+    ("r2", Scorer::Values(reg::r2)),
+    ("rmsle", Scorer::Values(reg::rmsle)),
+    ("mean_column_rmsle", Scorer::Columns(reg::mean_column_rmsle)),
+    ("mape", Scorer::Values(reg::mape)),
+    ("pearson", Scorer::Values(reg::pearson)),
+    ("spearman", Scorer::Values(reg::spearman)),
+    ("map_at_k", Scorer::LabelLists(map_at_k::map_at_k)),
 ];
 
 /// The catalogue entry of a metric name.
@@ -101,38 +103,37 @@ catalogue![
 /// # Errors
 /// [`Error::UnknownMetric`].
 pub fn info(name: &str) -> Result<&'static MetricInfo> {
-    METRICS.iter().find(|m| m.name == name).ok_or_else(|| Error::UnknownMetric { name: name.to_owned() })
+    sandmle_core::metric_info(name).ok_or_else(|| Error::UnknownMetric { name: name.to_owned() })
 }
 
 /// A metric of the catalogue, with its parameters, as a
 /// [`sandmle_core::Metric`].
 #[derive(Debug, Clone)]
 pub struct StandardMetric {
-    info: &'static MetricInfo,
-    k: usize,
+    checked: CheckedMetric,
+    scorer: Scorer,
 }
 
 impl StandardMetric {
-    /// The metric a spec names.
+    /// The metric a spec names, its parameters checked against the
+    /// catalogue.
     ///
     /// # Errors
-    /// [`Error::UnknownMetric`]; [`Error::BadParameter`] for `map_at_k`
-    /// without a positive integer `k`.
+    /// [`Error::UnknownMetric`]; [`Error::BadParameter`] for a parameter
+    /// the metric does not take, a required one missing (`k` of
+    /// `map_at_k`), or one out of range.
     pub fn from_spec(spec: &MetricSpec) -> Result<Self> {
-        let info = info(&spec.name)?;
-        let k = if spec.name == "map_at_k" {
-            let k = spec.params.get("k").and_then(serde_json::Value::as_u64).ok_or_else(|| Error::BadParameter {
-                param: "k".into(),
-                reason: "map_at_k needs a positive integer k".into(),
-            })?;
-            usize::try_from(k)
-                .ok()
-                .filter(|&k| k > 0)
-                .ok_or_else(|| Error::BadParameter { param: "k".into(), reason: "must be at least 1".into() })?
-        } else {
-            0
-        };
-        Ok(StandardMetric { info, k })
+        let checked = spec.check().map_err(|e| match e {
+            sandmle_core::Error::UnknownMetric { name } => Error::UnknownMetric { name },
+            sandmle_core::Error::MetricParameter { param, reason, .. } => Error::BadParameter { param, reason },
+            other => Error::BadParameter { param: String::new(), reason: other.to_string() },
+        })?;
+        let scorer = SCORERS
+            .iter()
+            .find(|(n, _)| *n == checked.info.name)
+            .map(|&(_, s)| s)
+            .ok_or_else(|| Error::UnknownMetric { name: spec.name.clone() })?;
+        Ok(StandardMetric { checked, scorer })
     }
 
     /// The metric called `name`, without parameters.
@@ -145,7 +146,7 @@ impl StandardMetric {
 
     /// Its catalogue entry.
     pub fn info(&self) -> &'static MetricInfo {
-        self.info
+        self.checked.info
     }
 
     /// Scores aligned truth and prediction tables (same columns, same row
@@ -166,69 +167,29 @@ impl StandardMetric {
                 Err(Error::ColumnCountMismatch { truth: t.len(), prediction: 1 })
             }
         };
-        match self.info.input {
-            Input::Labels => {
+        match self.scorer {
+            Scorer::Labels(f) => {
                 let (t, p) = single()?;
-                let (t, p) = (Labels::from_column(t, "truth")?, Labels::from_column(p, "prediction")?);
-                self.labels(&t, &p)
+                f(&Labels::from_column(t, "truth")?, &Labels::from_column(p, "prediction")?)
             }
-            Input::Scores | Input::Probability => {
+            Scorer::Scores(f) => {
                 let (t, p) = single()?;
-                let (t, p) = (Labels::from_column(t, "truth")?, numbers(p, "prediction")?);
-                match self.info.name {
-                    "roc_auc" => auc::roc_auc(&t, &p),
-                    "average_precision" => auc::average_precision(&t, &p),
-                    _ => logloss::log_loss(&t, &p),
-                }
+                f(&Labels::from_column(t, "truth")?, &numbers(p, "prediction")?)
             }
-            Input::ColumnProbabilities => {
-                let t = t.iter().map(|c| Labels::from_column(c, "truth")).collect::<Result<Vec<_>>>()?;
-                let p = p.iter().map(|c| numbers(c, "prediction")).collect::<Result<Vec<_>>>()?;
-                auc::mean_column_roc_auc(&t, &p)
-            }
-            Input::ClassProbabilities | Input::ColumnValues => {
+            Scorer::Columns(f) => {
                 let t = t.iter().map(|c| numbers(c, "truth")).collect::<Result<Vec<_>>>()?;
                 let p = p.iter().map(|c| numbers(c, "prediction")).collect::<Result<Vec<_>>>()?;
-                if self.info.name == "multiclass_log_loss" {
-                    logloss::multiclass_log_loss(&t, &p)
-                } else {
-                    reg::mean_column_rmsle(&t, &p)
-                }
-            }
-            Input::Values => {
-                let (t, p) = single()?;
-                let (t, p) = (numbers(t, "truth")?, numbers(p, "prediction")?);
-                let f = match self.info.name {
-                    "rmse" => reg::rmse,
-                    "mse" => reg::mse,
-                    "mae" => reg::mae,
-                    "r2" => reg::r2,
-                    "rmsle" => reg::rmsle,
-                    "mape" => reg::mape,
-                    "pearson" => reg::pearson,
-                    _ => reg::spearman,
-                };
                 f(&t, &p)
             }
-            Input::LabelLists => {
+            Scorer::Values(f) => {
                 let (t, p) = single()?;
-                map_at_k::map_at_k(&t.label_texts(), &p.label_texts(), self.k)
+                f(&numbers(t, "truth")?, &numbers(p, "prediction")?)
             }
-        }
-    }
-
-    fn labels(&self, t: &Labels, p: &Labels) -> Result<f64> {
-        match self.info.name {
-            "accuracy" => cls::accuracy(t, p),
-            "balanced_accuracy" => cls::balanced_accuracy(t, p),
-            "f1" => cls::f1(t, p),
-            "f1_macro" => cls::f1_averaged(t, p, Average::Macro),
-            "f1_micro" => cls::f1_averaged(t, p, Average::Micro),
-            "f1_weighted" => cls::f1_averaged(t, p, Average::Weighted),
-            "precision" => cls::precision(t, p),
-            "recall" => cls::recall(t, p),
-            "mcc" => cls::mcc(t, p),
-            _ => cls::quadratic_weighted_kappa(t, p),
+            Scorer::LabelLists(f) => {
+                let (t, p) = single()?;
+                let k = self.checked.param("k").and_then(|k| usize::try_from(k).ok()).unwrap_or(usize::MAX);
+                f(&t.label_texts(), &p.label_texts(), k)
+            }
         }
     }
 }
@@ -248,11 +209,11 @@ fn numbers(c: &Column, side: &'static str) -> Result<Vec<f64>> {
 
 impl sandmle_core::Metric for StandardMetric {
     fn name(&self) -> &str {
-        self.info.name
+        self.checked.info.name
     }
 
     fn direction(&self) -> Direction {
-        self.info.direction
+        self.checked.info.direction
     }
 
     fn score(&self, truth: &Table, prediction: &Table) -> sandmle_core::Result<f64> {
@@ -263,32 +224,35 @@ impl sandmle_core::Metric for StandardMetric {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sandmle_core::{Modality, SubmissionForm, TaskKind, TaskSpec};
+    use sandmle_core::METRICS;
 
-    /// Core's `submission_form` (what solutions predict) agrees with what
-    /// each metric reads.
+    /// Every catalogue entry has exactly one scoring function, of a shape
+    /// that reads its input, and every function belongs to an entry.
     #[test]
-    fn core_submission_forms_match_metric_inputs() {
+    fn every_catalogue_metric_has_one_scorer_of_its_shape() {
         for m in METRICS {
-            let task = TaskSpec {
-                id: "t".into(),
-                modality: Modality::Tabular,
-                kind: TaskKind::Regression,
-                id_column: "id".into(),
-                target_columns: vec![],
-                prediction_columns: vec![],
-                metric: MetricSpec::named(m.name),
-                direction: m.direction,
-            };
-            let expected = match m.input {
-                Input::Labels => SubmissionForm::Label,
-                Input::Scores | Input::Probability => SubmissionForm::Probability,
-                Input::ColumnProbabilities => SubmissionForm::ColumnProbabilities,
-                Input::ClassProbabilities => SubmissionForm::ClassProbabilities,
-                Input::Values | Input::ColumnValues => SubmissionForm::Value,
-                Input::LabelLists => SubmissionForm::LabelList,
-            };
-            assert_eq!(task.submission_form(), expected, "{}", m.name);
+            let found: Vec<Scorer> = SCORERS.iter().filter(|(n, _)| *n == m.name).map(|&(_, s)| s).collect();
+            assert_eq!(found.len(), 1, "{}", m.name);
+            assert!(found[0].reads(m.input), "{}: {:?} cannot read {:?}", m.name, found[0], m.input);
+            assert!(
+                StandardMetric::from_spec(&MetricSpec {
+                    name: m.name.into(),
+                    params: m.params.iter().map(|p| (p.name.to_owned(), serde_json::Value::from(p.min))).collect(),
+                })
+                .is_ok()
+            );
         }
+        for (name, _) in SCORERS {
+            assert!(sandmle_core::metric_info(name).is_some(), "{name} is not in the catalogue");
+        }
+    }
+
+    #[test]
+    fn parameters_a_metric_does_not_take_are_errors() {
+        let mut spec = MetricSpec::named("rmse");
+        spec.params.insert("k".into(), 3.into());
+        assert!(matches!(StandardMetric::from_spec(&spec), Err(Error::BadParameter { .. })));
+        assert!(matches!(StandardMetric::named("map_at_k"), Err(Error::BadParameter { .. })));
+        assert!(matches!(StandardMetric::named("nope"), Err(Error::UnknownMetric { .. })));
     }
 }

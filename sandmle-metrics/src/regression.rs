@@ -1,6 +1,7 @@
 //! Regression metrics: errors, R², RMSLE, MAPE and the correlations.
 
 use crate::error::{Error, Result};
+use sandmle_core::stats::{average_ranks, pearson_correlation};
 
 /// Checks lengths, emptiness and finiteness of both sides.
 fn check(truth: &[f64], pred: &[f64]) -> Result<()> {
@@ -64,16 +65,18 @@ pub fn r2(truth: &[f64], pred: &[f64]) -> Result<f64> {
     Ok(if ss_tot == 0.0 { if ss_res == 0.0 { 1.0 } else { 0.0 } } else { 1.0 - ss_res / ss_tot })
 }
 
-/// Root mean squared logarithmic error; any negative value is an error, as
-/// in scikit-learn 1.5.
+/// Root mean squared logarithmic error. A value at or below -1, where
+/// `log(1 + x)` is undefined, is an error, as in scikit-learn 1.9
+/// (`root_mean_squared_log_error`); values in `(-1, 0)` are scored (1.5
+/// refused every negative value).
 ///
 /// # Errors
-/// [`Error::NegativeValue`], and as [`mse`].
+/// [`Error::LogDomain`] for a value at or below -1, and as [`mse`].
 pub fn rmsle(truth: &[f64], pred: &[f64]) -> Result<f64> {
     check(truth, pred)?;
     for (side, v) in [("truth", truth), ("prediction", pred)] {
-        if let Some(row) = v.iter().position(|&x| x < 0.0) {
-            return Err(Error::NegativeValue { metric: "rmsle", side, index: row });
+        if let Some(row) = v.iter().position(|&x| x <= -1.0) {
+            return Err(Error::LogDomain { metric: "rmsle", side, index: row });
         }
     }
     let sq = truth.iter().zip(pred).map(|(t, p)| (t.ln_1p() - p.ln_1p()).powi(2));
@@ -119,7 +122,7 @@ pub fn pearson(truth: &[f64], pred: &[f64]) -> Result<f64> {
     if truth.len() < 2 {
         return Err(Error::TooFewRows { metric: "pearson", needed: 2, found: truth.len() });
     }
-    Ok(correlation(truth, pred))
+    Ok(pearson_correlation(truth, pred))
 }
 
 /// Spearman's rank correlation (`scipy.stats.spearmanr`): Pearson on
@@ -133,41 +136,5 @@ pub fn spearman(truth: &[f64], pred: &[f64]) -> Result<f64> {
     if truth.len() < 2 {
         return Err(Error::TooFewRows { metric: "spearman", needed: 2, found: truth.len() });
     }
-    Ok(correlation(&average_ranks(truth), &average_ranks(pred)))
-}
-
-fn correlation(x: &[f64], y: &[f64]) -> f64 {
-    if x.iter().all(|&v| v == x[0]) || y.iter().all(|&v| v == y[0]) {
-        return f64::NAN;
-    }
-    let n = x.len();
-    let (mx, my) = (mean_of(n, x.iter().copied()), mean_of(n, y.iter().copied()));
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in x.iter().zip(y) {
-        let (dx, dy) = (a - mx, b - my);
-        sxy += dx * dy;
-        sxx += dx * dx;
-        syy += dy * dy;
-    }
-    (sxy / (sxx.sqrt() * syy.sqrt())).clamp(-1.0, 1.0)
-}
-
-/// 1-based ranks, ties sharing their average rank (`rankdata(method="average")`).
-pub fn average_ranks(v: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-    let mut ranks = vec![0.0; v.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j < order.len() && v[order[j]] == v[order[i]] {
-            j += 1;
-        }
-        let rank = (i + 1 + j) as f64 / 2.0;
-        for &k in &order[i..j] {
-            ranks[k] = rank;
-        }
-        i = j;
-    }
-    ranks
+    Ok(pearson_correlation(&average_ranks(truth), &average_ranks(pred)))
 }

@@ -1,8 +1,9 @@
-//! Medal thresholds from a leaderboard (MLE-bench's rule), HumanRank and
-//! MLE-bench's 5-decimal rounding.
+//! Medal thresholds from a leaderboard (MLE-bench's rule). HumanRank and
+//! the 5-decimal rounding live in core beside [`sandmle_core::GradeReport`].
 
 use crate::error::{Error, Result};
-use sandmle_core::{Direction, Thresholds};
+use sandmle_core::Thresholds;
+use sandmle_core::stats::median;
 
 /// The 1-based leaderboard positions of gold, silver and bronze for a
 /// leaderboard of `n` rows (MLE-bench's `rank_score`, after Kaggle's
@@ -18,18 +19,6 @@ pub fn medal_positions(n: usize) -> (usize, usize, usize) {
         (10 + n / 500, 50, 100)
     } else {
         (10 + n / 500, n / 20, n / 10)
-    }
-}
-
-/// pandas' median: the middle value, or the mean of the two middle values.
-pub fn median(scores: &[f64]) -> f64 {
-    let mut v = scores.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
 
@@ -56,27 +45,6 @@ pub fn thresholds_from_scores(scores: &[f64]) -> Result<Thresholds> {
     })
 }
 
-/// HumanRank: `(N - position + 1) / N` where position is 1 plus the number
-/// of leaderboard scores strictly better than `score` (ties go to the
-/// agent). 1.0 is first place; a score worse than every entry gets 0.
-pub fn human_rank(score: f64, leaderboard: &[f64], direction: Direction) -> Option<f64> {
-    if leaderboard.is_empty() || score.is_nan() {
-        return None;
-    }
-    let n = leaderboard.len();
-    let position = 1 + leaderboard.iter().filter(|&&s| direction.better(s, score)).count();
-    Some((n + 1 - position) as f64 / n as f64)
-}
-
-/// `round(score, 5)` as Python computes it (correctly rounded, ties to even
-/// on the exact binary value).
-pub fn round5(score: f64) -> f64 {
-    if !score.is_finite() {
-        return score;
-    }
-    format!("{score:.5}").parse().unwrap_or(score)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,22 +59,5 @@ mod tests {
         assert_eq!(medal_positions(999), (11, 50, 100));
         assert_eq!(medal_positions(1000), (12, 50, 100));
         assert_eq!(medal_positions(4540), (19, 227, 454));
-    }
-
-    #[test]
-    fn human_rank_gives_ties_to_the_agent() {
-        let lb = [0.9, 0.8, 0.8, 0.5];
-        assert_eq!(human_rank(0.95, &lb, Direction::HigherIsBetter), Some(1.0));
-        assert_eq!(human_rank(0.8, &lb, Direction::HigherIsBetter), Some(0.75));
-        assert_eq!(human_rank(0.1, &lb, Direction::HigherIsBetter), Some(0.0));
-        assert_eq!(human_rank(0.1, &lb, Direction::LowerIsBetter), Some(1.0));
-    }
-
-    #[test]
-    fn rounding_matches_python() {
-        // Python: round(0.123455, 5) == 0.12345 (the double is just below the tie).
-        assert_eq!(round5(0.123455), 0.12345);
-        assert_eq!(round5(1.000005), 1.00001);
-        assert_eq!(round5(0.999999), 1.0);
     }
 }

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::registry::Input;
 use rustc_hash::FxHashMap;
-use sandmle_core::{Column, GradingSpec, Table};
+use sandmle_core::{Column, GradingSpec, Table, bounded};
 use std::borrow::Cow;
 
 /// Truth and prediction holding the prediction columns, rows aligned by id
@@ -36,12 +36,12 @@ pub fn validate_submission(spec: &GradingSpec, input: Input, answers: &Table, su
     let task = &spec.task;
     let id = task.id_column.as_str();
     let wanted: Vec<&str> = std::iter::once(id).chain(task.prediction_columns.iter().map(String::as_str)).collect();
-    let missing: Vec<String> = wanted.iter().filter(|c| !submission.has_column(c)).map(|c| (*c).to_owned()).collect();
+    let missing = quoted(wanted.iter().copied().filter(|c| !submission.has_column(c)));
     if !missing.is_empty() {
         return Err(Error::MissingColumns { columns: missing });
     }
     if !spec.submission.allow_extra_columns {
-        let extra: Vec<String> = submission.names().iter().filter(|n| !wanted.contains(&n.as_str())).cloned().collect();
+        let extra = quoted(submission.names().iter().map(String::as_str).filter(|n| !wanted.contains(n)));
         if !extra.is_empty() {
             return Err(Error::ExtraColumns { columns: extra });
         }
@@ -57,6 +57,27 @@ pub fn validate_submission(spec: &GradingSpec, input: Input, answers: &Table, su
     }
     check_values(spec, input, &prediction, &order)?;
     Ok(Aligned { truth, prediction })
+}
+
+/// The most names an error lists.
+const LISTED: usize = 10;
+
+/// Names for an error message: at most [`LISTED`], each bounded, then how
+/// many more there are.
+fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut more = 0usize;
+    for n in names {
+        if out.len() < LISTED {
+            out.push(format!("`{}`", bounded(n)));
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        out.push(format!("and {more} more"));
+    }
+    out
 }
 
 fn not_in_answers(e: sandmle_core::Error) -> Error {
@@ -93,10 +114,10 @@ fn align_by_strings(want: &[Option<Cow<'_, str>>], have: &[Option<Cow<'_, str>>]
     for (row, h) in have.iter().enumerate() {
         let h = h.as_deref().unwrap_or_default();
         let Some(&at) = index.get(h) else {
-            return Err(Error::UnknownId { unexpected: h.to_owned() });
+            return Err(Error::UnknownId { unexpected: bounded(h) });
         };
         if order[at] != usize::MAX {
-            return Err(Error::DuplicateId { id: h.to_owned() });
+            return Err(Error::DuplicateId { id: bounded(h) });
         }
         order[at] = row;
     }
@@ -110,7 +131,7 @@ fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[u
     let mut numeric: Vec<Vec<f64>> = Vec::new();
     for (name, col) in prediction.iter() {
         if let Some(i) = (0..col.len()).find(|&i| col.is_missing(i)) {
-            return Err(Error::MissingValue { column: name.to_owned(), row: row_of(i) });
+            return Err(Error::MissingValue { column: bounded(name), row: row_of(i) });
         }
         if !input.numeric_prediction() {
             continue;
@@ -123,20 +144,20 @@ fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[u
                         .find(|&i| col.get_str(i).is_some_and(|s| sandmle_core::parse_f64_lenient(&s).is_none()))
                         .unwrap_or(0);
                     Error::NotNumeric {
-                        column: name.to_owned(),
+                        column: bounded(name),
                         row: row_of(i),
-                        value: col.get_str(i).unwrap_or_default().into_owned(),
+                        value: bounded(&col.get_str(i).unwrap_or_default()),
                     }
                 })?;
                 Cow::Owned(v)
             }
         };
         if let Some(i) = values.iter().position(|x| x.is_nan()) {
-            return Err(Error::MissingValue { column: name.to_owned(), row: row_of(i) });
+            return Err(Error::MissingValue { column: bounded(name), row: row_of(i) });
         }
         if input.probabilities() {
             if let Some(i) = values.iter().position(|&x| !(0.0..=1.0).contains(&x)) {
-                return Err(Error::ProbabilityOutOfRange { column: name.to_owned(), row: row_of(i), value: values[i] });
+                return Err(Error::ProbabilityOutOfRange { column: bounded(name), row: row_of(i), value: values[i] });
             }
         }
         numeric.push(values.into_owned());

@@ -34,8 +34,8 @@ fn alignment_is_by_id_not_row_order() {
     let ordered = sub("id,label\nr6,0.1\nr7,0.8\nr8,0.9\nr9,0.2\n");
     let shuffled = sub("id,label\nr9,0.2\nr8,0.9\nr6,0.1\nr7,0.8\n");
     let g = StandardGrader;
-    let a = g.grade(&env.grading_task(), &ordered);
-    let b = g.grade(&env.grading_task(), &shuffled);
+    let a = g.grade(&env.grading_task(), &ordered).unwrap();
+    let b = g.grade(&env.grading_task(), &shuffled).unwrap();
     assert_eq!(a.score, Some(1.0));
     assert_eq!(a, b);
     assert!(a.gold_medal && a.any_medal && a.above_median);
@@ -47,7 +47,7 @@ fn alignment_is_by_id_not_row_order() {
 fn medals_are_inclusive_and_exclusive_and_median_is_strict() {
     let env = env();
     // AUC 0.75: r6 and r9 negatives; one positive below one negative.
-    let r = StandardGrader.grade(&env.grading_task(), &sub("id,label\nr6,0.5\nr7,0.4\nr8,0.9\nr9,0.2\n"));
+    let r = StandardGrader.grade(&env.grading_task(), &sub("id,label\nr6,0.5\nr7,0.4\nr8,0.9\nr9,0.2\n")).unwrap();
     assert_eq!(r.score, Some(0.75));
     assert!(r.bronze_medal && !r.silver_medal && !r.gold_medal);
     assert!(!r.above_median, "a score equal to the median is not above it");
@@ -59,7 +59,7 @@ fn medals_are_inclusive_and_exclusive_and_median_is_strict() {
 fn every_validation_failure_is_typed() {
     let env = env();
     assert!(
-        matches!(score_err(&env, "id,prob\nr6,0.1\nr7,0.8\nr8,0.9\nr9,0.2\n"), Error::MissingColumns { columns } if columns == ["label"])
+        matches!(score_err(&env, "id,prob\nr6,0.1\nr7,0.8\nr8,0.9\nr9,0.2\n"), Error::MissingColumns { columns } if columns == ["`label`"])
     );
     assert!(matches!(
         score_err(&env, "id,label,x\nr6,0.1,1\nr7,0.8,1\nr8,0.9,1\nr9,0.2,1\n"),
@@ -82,7 +82,7 @@ fn every_validation_failure_is_typed() {
         score_err(&env, "id,label\nr6,0.1\nr7,1.5\nr8,0.9\nr9,0.2\n"),
         Error::ProbabilityOutOfRange { row: 2, .. }
     ));
-    let r = StandardGrader.grade_file(&env.grading_task(), std::path::Path::new("/nonexistent/sub.csv"));
+    let r = StandardGrader.grade_file(&env.grading_task(), std::path::Path::new("/nonexistent/sub.csv")).unwrap();
     assert!(!r.valid_submission && r.score.is_none());
     assert!(r.error.unwrap().contains("not found"));
 }
@@ -91,7 +91,9 @@ fn every_validation_failure_is_typed() {
 fn extra_columns_can_be_allowed() {
     let mut env = env();
     env.grading.submission.allow_extra_columns = true;
-    let r = StandardGrader.grade(&env.grading_task(), &sub("id,label,x\nr6,0.1,1\nr7,0.8,1\nr8,0.9,1\nr9,0.2,1\n"));
+    let r = StandardGrader
+        .grade(&env.grading_task(), &sub("id,label,x\nr6,0.1,1\nr7,0.8,1\nr8,0.9,1\nr9,0.2,1\n"))
+        .unwrap();
     assert_eq!(r.score, Some(1.0));
 }
 
@@ -126,12 +128,13 @@ fn class_probability_rows_must_sum_to_one() {
 }
 
 #[test]
-fn a_nan_score_is_valid_without_a_score() {
+fn a_nan_score_is_an_invalid_submission() {
     let mut env = tiny_environment();
     env.grading.task.metric = MetricSpec::named("pearson");
-    let r = StandardGrader.grade(&env.grading_task(), &sub("id,label\nr6,0.5\nr7,0.5\nr8,0.5\nr9,0.5\n"));
-    assert!(r.valid_submission);
-    assert!(r.score.is_none() && r.error.is_some());
+    let r = StandardGrader.grade(&env.grading_task(), &sub("id,label\nr6,0.5\nr7,0.5\nr8,0.5\nr9,0.5\n")).unwrap();
+    assert!(!r.valid_submission);
+    assert!(r.score.is_none() && r.score_raw.is_none());
+    assert!(r.error.unwrap().contains("NaN"));
 }
 
 #[test]
@@ -140,6 +143,89 @@ fn grader_works_as_a_trait_object() {
     let g: Box<dyn Grader> = Box::new(StandardGrader);
     let t = g.thresholds(env.leaderboard.as_ref().unwrap()).unwrap();
     assert_eq!((t.gold, t.silver, t.bronze, t.median), (1.0, 1.0, 0.9, 0.75));
-    let r = g.grade(&env.grading_task(), &env.sample_submission);
+    let r = g.grade(&env.grading_task(), &env.sample_submission).unwrap();
     assert_eq!(r.score, Some(0.5));
+}
+
+/// The reference values below are MLE-bench's jigsaw-toxic-comment grader
+/// (answers and submission indexed by id and sorted, answer rows whose
+/// labels sum below 0 dropped, `roc_auc_score(..., average="macro")`) and
+/// scikit-learn 1.9.1's `root_mean_squared_log_error`.
+fn column_auc_env() -> Environment {
+    let mut env = tiny_environment();
+    let ids = Column::text(["a", "b", "c", "d", "e", "f", "g", "h"].map(Some));
+    env.test = Table::from_columns([("id", ids.clone()), ("x", Column::Numeric(vec![0.0; 8]))]).unwrap();
+    env.answers = Table::from_columns([
+        ("id", ids.clone()),
+        ("toxic", Column::Numeric(vec![0.0, 1.0, -1.0, 1.0, 0.0, -1.0, 0.0, 1.0])),
+        ("obscene", Column::Numeric(vec![1.0, 0.0, -1.0, 1.0, 0.0, -1.0, 0.0, 0.0])),
+    ])
+    .unwrap();
+    env.grading.task.prediction_columns = vec!["toxic".into(), "obscene".into()];
+    env.grading.task.metric = MetricSpec::named("mean_column_roc_auc");
+    env
+}
+
+#[test]
+fn jigsaw_unlabelled_rows_are_not_scored_as_mlebench_does() {
+    let env = column_auc_env();
+    let s = sub(
+        "id,toxic,obscene\nh,0.9,0.2\ng,0.65,0.1\nf,0.99,0.0\ne,0.4,0.5\nd,0.6,0.8\nc,0.01,1.0\nb,0.7,0.55\na,0.3,0.6\n",
+    );
+    let r = StandardGrader.grade(&env.grading_task(), &s).unwrap();
+    assert!(r.valid_submission, "{:?}", r.error);
+    assert!((r.score_raw.unwrap() - 0.9444444444444444).abs() < 1e-12, "{r:?}");
+    assert!(StandardGrader.check(&env.grading_task()).is_ok(), "-1 rows do not break the environment");
+}
+
+#[test]
+fn rmsle_scores_values_above_minus_one() {
+    let mut env = tiny_environment();
+    env.grading.task.metric = MetricSpec::named("rmsle");
+    env.grading.task.direction = sandmle_core::Direction::LowerIsBetter;
+    env.answers.set_column("label", Column::Numeric(vec![1.0, 2.0, 0.0, 0.0])).unwrap();
+    let ok = StandardGrader.score(&env.grading_task(), &sub("id,label\nr6,-0.5\nr7,2.5\nr8,0.25\nr9,0\n")).unwrap();
+    // sklearn: root_mean_squared_log_error([1, 2, 0, 0], [-0.5, 2.5, 0.25, 0])
+    let three = 0.8155504342175144f64;
+    let expected = (three * three * 3.0 / 4.0).sqrt();
+    assert!((ok - expected).abs() < 1e-12, "{ok} {expected}");
+    let e = StandardGrader.score(&env.grading_task(), &sub("id,label\nr6,-1\nr7,2.5\nr8,0.25\nr9,0\n")).unwrap_err();
+    assert!(matches!(e, Error::LogDomain { side: "prediction", .. }), "{e}");
+}
+
+/// The fault lies with the environment, not the submission: `grade` is an
+/// `Err` naming the file, and `check` finds it before any submission.
+#[test]
+fn broken_environments_are_errors_naming_the_file() {
+    let mut env = tiny_environment();
+    env.answers.set_column("label", Column::Numeric(vec![1.0; 4])).unwrap();
+    let e = StandardGrader.grade(&env.grading_task(), &env.sample_submission).unwrap_err();
+    assert!(e.to_string().contains("prepared/private/answers.csv"), "{e}");
+    let e = StandardGrader.check(&env.grading_task()).unwrap_err();
+    assert!(matches!(e, sandmle_core::Error::BrokenEnvironment { .. }), "{e}");
+
+    let mut env = tiny_environment();
+    env.grading.task.metric = MetricSpec::named("no_such_metric");
+    let e = StandardGrader.grade(&env.grading_task(), &env.sample_submission).unwrap_err();
+    assert!(e.to_string().contains("prepared/private/grading.json"), "{e}");
+
+    // A constant truth: Pearson is undefined for every submission.
+    let mut env = tiny_environment();
+    env.grading.task.metric = MetricSpec::named("pearson");
+    env.answers.set_column("label", Column::Numeric(vec![1.0; 4])).unwrap();
+    assert!(StandardGrader.check(&env.grading_task()).unwrap_err().to_string().contains("NaN"));
+    assert!(StandardGrader.check(&tiny_environment().grading_task()).is_ok());
+}
+
+#[test]
+fn messages_quoting_a_huge_field_are_bounded_and_one_line() {
+    let env = env();
+    let huge = format!("{}\n{}", "z".repeat(10 << 20), "y".repeat(10 << 20));
+    let csv = format!("id,label\nr6,0.1\n\"{huge}\",0.8\nr8,0.9\nr9,0.2\n");
+    let r = StandardGrader.grade(&env.grading_task(), &sub(&csv)).unwrap();
+    let e = r.error.unwrap();
+    assert!(e.len() < 400 && !e.contains('\n'), "{} bytes", e.len());
+    let header = format!("id,label,\"{huge}\"\nr6,0.1,1\nr7,0.8,1\nr8,0.9,1\nr9,0.2,1\n");
+    let e = StandardGrader.grade(&env.grading_task(), &sub(&header)).unwrap().error.unwrap();
+    assert!(e.len() < 400 && !e.contains('\n'), "{} bytes", e.len());
 }

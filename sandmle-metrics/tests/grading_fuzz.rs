@@ -12,11 +12,16 @@ fn grade_bytes(bytes: &[u8]) -> sandmle_core::GradeReport {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("submission.csv");
     std::fs::write(&path, bytes).unwrap();
-    StandardGrader.grade_file(&env.grading_task(), &path)
+    // The environment is sound, so any failure is the submission's.
+    StandardGrader.grade_file(&env.grading_task(), &path).unwrap()
 }
 
 fn consistent(r: &sandmle_core::GradeReport) -> bool {
-    if r.valid_submission { r.score.is_some() || r.error.is_some() } else { r.score.is_none() && r.error.is_some() }
+    if r.valid_submission {
+        r.score.is_some() && r.score_raw.is_some() && r.error.is_none()
+    } else {
+        r.score.is_none() && r.error.is_some()
+    }
 }
 
 proptest! {
@@ -32,7 +37,7 @@ proptest! {
     fn damaged_submissions_never_panic(
         edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..8)
     ) {
-        let mut bytes = to_csv_bytes(&tiny_environment().sample_submission);
+        let mut bytes = to_csv_bytes(&tiny_environment().sample_submission).unwrap();
         for (at, byte, op) in edits {
             if bytes.is_empty() { break; }
             let i = at.index(bytes.len());
@@ -49,7 +54,7 @@ proptest! {
 
 #[test]
 fn the_undamaged_sample_submission_is_valid() {
-    let r = grade_bytes(&to_csv_bytes(&tiny_environment().sample_submission));
+    let r = grade_bytes(&to_csv_bytes(&tiny_environment().sample_submission).unwrap());
     assert!(r.valid_submission, "{r:?}");
     assert_eq!(r.score, Some(0.5));
 }

@@ -2,28 +2,13 @@
 
 use crate::error::Result;
 use crate::labelled::tables;
+use crate::random::shuffle;
 use crate::stats::{correlation, mean, sd, shape};
 use sandmle_core::{
     Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, Signal, Solution, TargetDna, TaskDna,
     rng_for,
 };
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The metric family a canonical metric name belongs to.
-pub fn metric_family(metric: &str) -> &'static str {
-    match metric {
-        "roc_auc" | "mean_column_roc_auc" => "auc",
-        "average_precision" => "precision",
-        "log_loss" | "multiclass_log_loss" => "log_loss",
-        "accuracy" | "balanced_accuracy" => "accuracy",
-        "f1" | "f1_macro" | "f1_micro" | "f1_weighted" | "precision" | "recall" => "f_score",
-        "mcc" | "quadratic_weighted_kappa" => "agreement",
-        "rmse" | "mse" | "mae" | "rmsle" | "mean_column_rmsle" | "mape" => "regression_error",
-        "r2" | "pearson" | "spearman" => "correlation",
-        "map_at_k" => "ranking",
-        _ => "other",
-    }
-}
 
 /// Correlations between numeric features above this (in absolute value)
 /// are kept in the DNA.
@@ -127,7 +112,7 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
         kind: task.kind,
         metric: task.metric.clone(),
         direction: task.direction,
-        metric_family: metric_family(&task.metric.name).to_owned(),
+        metric_family: task.metric.check()?.info.family,
         n_train: env.train.n_rows(),
         n_test: env.test.n_rows(),
         features,
@@ -180,24 +165,16 @@ pub fn measure_signal(
         let run = executor.execute(solution, &fold.public_view())?;
         let score = |r: GradeReport| {
             r.score.ok_or_else(|| crate::Error::Unsupported {
-                reason: format!("fold {f}: {}", r.error.unwrap_or_default()),
+                reason: format!("fold {f}: {}", r.error.as_deref().unwrap_or("no score")),
             })
         };
-        let sub =
-            run.submission.ok_or_else(|| crate::Error::Unsupported { reason: format!("fold {f}: no submission") })?;
-        model += score(grader.grade(&grading, &sub))?;
-        constant += score(grader.grade(&grading, &fold.sample_submission))?;
+        let sub = run.submission.ok_or_else(|| crate::Error::Unsupported {
+            reason: format!("fold {f}: no submission ({:?})", run.status),
+        })?;
+        model += score(grader.grade(&grading, &sub)?)?;
+        constant += score(grader.grade(&grading, &fold.sample_submission)?)?;
     }
     let (model, constant) = (model / folds as f64, constant / folds as f64);
     let gap = if task.direction.is_lower_better() { constant - model } else { model - constant };
     Ok(Signal { constant_score: constant, model_score: model, gap })
-}
-
-/// Fisher–Yates shuffle with the seeded generator.
-pub(crate) fn shuffle<T>(v: &mut [T], rng: &mut sandmle_core::SeedRng) {
-    use rand::RngExt;
-    for i in (1..v.len()).rev() {
-        let j = rng.random_range(0..=i);
-        v.swap(i, j);
-    }
 }

@@ -1,10 +1,13 @@
 //! [`Generator`]: candidates from one seed's DNA through synthesis, the
 //! baseline panel and the gates — the funnel of the SandMLE paper
-//! (1,200 candidates, 912 kept).
+//! (1,200 candidates, 912 kept). The funnel matches gate results by gate
+//! ([`Gate::result_in`]), never by position.
 
-use crate::gates::{GATES, GateVerifier};
+use crate::gates::Gate;
 use rayon::prelude::*;
-use sandmle_core::{Environment, GateResult, Synthesizer, TaskDna, derive_seed};
+use sandmle_core::{
+    BaselinePanel, Environment, GateResult, Grader, Synthesizer, TaskDna, Verifier, calibrate, derive_seed,
+};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -49,13 +52,18 @@ pub struct Funnel {
     pub errors: Vec<(usize, String)>,
 }
 
-/// Synthesizes, ranks and verifies candidates.
+/// Synthesizes, calibrates ([`sandmle_core::calibrate`]) and verifies
+/// candidates, every part a port.
 #[derive(Clone)]
 pub struct Generator {
     /// The synthesizer.
     pub synthesizer: Arc<dyn Synthesizer>,
-    /// The verifier (its panel also gives each candidate's leaderboard).
-    pub verifier: GateVerifier,
+    /// The baseline panel that gives each candidate its leaderboard.
+    pub panel: Arc<dyn BaselinePanel>,
+    /// The grader that scores the panel and derives thresholds.
+    pub grader: Arc<dyn Grader>,
+    /// The verifier whose gates decide what is kept.
+    pub verifier: Arc<dyn Verifier>,
 }
 
 impl Generator {
@@ -74,13 +82,7 @@ impl Generator {
             Ok(env) => env,
             Err(e) => return failed(e.to_string()),
         };
-        let leaderboard = match self.verifier.leaderboard(&env) {
-            Ok(lb) => lb,
-            Err(e) => return failed(e.to_string()),
-        };
-        env.grading.thresholds = self.verifier.grader.thresholds(&leaderboard).ok();
-        env.leaderboard = Some(leaderboard);
-        match self.verifier.run(&env) {
+        match calibrate(&mut env, self.panel.as_ref(), self.grader.as_ref(), self.verifier.as_ref()) {
             Ok(gates) => Candidate { index, seed, env: Some(env), gates, error: None },
             Err(e) => failed(e.to_string()),
         }
@@ -92,11 +94,12 @@ pub fn funnel(candidates: &[Candidate]) -> Funnel {
     let synthesized: Vec<&Candidate> = candidates.iter().filter(|c| c.env.is_some()).collect();
     let mut gates = Vec::new();
     let mut failed = Vec::new();
-    for (i, name) in GATES.iter().enumerate() {
-        let through = synthesized.iter().filter(|c| c.gates.iter().take(i + 1).all(|g| g.passed)).count();
-        let fails = synthesized.iter().filter(|c| c.gates.get(i).is_some_and(|g| !g.passed)).count();
-        gates.push(((*name).to_owned(), through));
-        failed.push(((*name).to_owned(), fails));
+    let passed = |c: &Candidate, g: Gate| g.result_in(&c.gates).is_some_and(|r| r.passed);
+    for (i, &gate) in Gate::ALL.iter().enumerate() {
+        let through = synthesized.iter().filter(|c| Gate::ALL[..=i].iter().all(|&g| passed(c, g))).count();
+        let fails = synthesized.iter().filter(|c| gate.result_in(&c.gates).is_some_and(|r| !r.passed)).count();
+        gates.push((gate.name().to_owned(), through));
+        failed.push((gate.name().to_owned(), fails));
     }
     Funnel {
         candidates: candidates.len(),
@@ -110,6 +113,6 @@ pub fn funnel(candidates: &[Candidate]) -> Funnel {
 
 impl std::fmt::Debug for Generator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Generator").field("verifier", &self.verifier).finish()
+        f.debug_struct("Generator").field("panel", &self.panel.version()).finish_non_exhaustive()
     }
 }

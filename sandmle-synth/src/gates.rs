@@ -1,46 +1,99 @@
 //! [`GateVerifier`]: the checks an environment passes before anyone trains
-//! on it.
+//! on it, one [`Gate`] each.
 //!
 //! | gate | passes when |
 //! |---|---|
 //! | `schema` | the tables agree with the task, and train and test share their feature columns, numeric in both or in neither |
 //! | `sample_submission` | the sample submission grades as valid |
-//! | `thresholds_ordered` | gold is strictly better than silver, silver than bronze, bronze than the median (thresholds from the baseline-panel leaderboard) |
+//! | `thresholds_recorded` | `grading.json`'s thresholds — the ones `evaluate` grades with — equal the thresholds recomputed from the reference leaderboard, so a hand-edited (say inverted) set cannot pass |
+//! | `thresholds_ordered` | gold is strictly better than silver, silver than bronze, bronze than the median |
 //! | `gold_beats_sample` | gold is strictly better than the sample submission's score |
 //! | `solvable` | the best baseline beats the sample (constant) submission by at least `solvable_margin` of the sample's score (an absolute 0.05 when that score is 0) |
 //! | `not_saturated` | the sample submission does not reach bronze |
 //! | `no_leakage` | ids are uninformative (absolute Spearman correlation of numeric ids with the first target at most 0.3), no test row repeats a training row's features, and no single numeric feature reproduces the target: below `leak_limit` its ROC AUC (two classes), its class separation (more classes: 1 when sorting by it leaves each class in one run) or its absolute Spearman correlation (values) |
 //! | `no_answers_in_public` | no column of `test.csv` or `sample_submission.csv` equals an answer column |
 //!
-//! The panel and the grader come in through core's traits
-//! ([`sandmle_core::BaselinePanel`], [`sandmle_core::Grader`]): this crate
-//! depends on neither implementation.
+//! The thresholds gates read the environment's reference leaderboard and
+//! `grading.json`'s thresholds: an environment without them fails those
+//! gates (calibrate it first, [`sandmle_core::calibrate`]). Files in
+//! `prepared/` that `grading.json` does not list are refused when the
+//! environment is read, before any gate runs.
+//!
+//! The grader comes in through core's [`sandmle_core::Grader`] trait: this
+//! crate depends on no implementation of it.
 
 use crate::error::Result;
 use crate::stats::{correlation, ranks};
-use sandmle_core::{
-    BaselinePanel, Column, ColumnType, Environment, GateResult, Grader, Leaderboard, Table, Thresholds, Verifier,
-};
+use sandmle_core::{Column, ColumnType, Environment, GateResult, GradeReport, Grader, Table, Thresholds, Verifier};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-/// Gate names, in the order they run.
-pub const GATES: [&str; 8] = [
-    "schema",
-    "sample_submission",
-    "thresholds_ordered",
-    "gold_beats_sample",
-    "solvable",
-    "not_saturated",
-    "no_leakage",
-    "no_answers_in_public",
-];
+/// A verification gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Gate {
+    /// The tables agree with the task.
+    Schema,
+    /// The sample submission grades as valid.
+    SampleSubmission,
+    /// `grading.json`'s thresholds are the leaderboard's.
+    ThresholdsRecorded,
+    /// Gold, silver, bronze and the median are strictly ordered.
+    ThresholdsOrdered,
+    /// Gold is strictly better than the sample submission.
+    GoldBeatsSample,
+    /// The best baseline clearly beats the sample submission.
+    Solvable,
+    /// The sample submission earns no medal.
+    NotSaturated,
+    /// Neither ids, duplicated rows nor a single feature give the answers away.
+    NoLeakage,
+    /// No public column equals an answer column.
+    NoAnswersInPublic,
+}
+
+impl Gate {
+    /// Every gate, in the order they run.
+    pub const ALL: [Gate; 9] = [
+        Gate::Schema,
+        Gate::SampleSubmission,
+        Gate::ThresholdsRecorded,
+        Gate::ThresholdsOrdered,
+        Gate::GoldBeatsSample,
+        Gate::Solvable,
+        Gate::NotSaturated,
+        Gate::NoLeakage,
+        Gate::NoAnswersInPublic,
+    ];
+
+    /// The gate's name in reports (`"thresholds_ordered"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Gate::Schema => "schema",
+            Gate::SampleSubmission => "sample_submission",
+            Gate::ThresholdsRecorded => "thresholds_recorded",
+            Gate::ThresholdsOrdered => "thresholds_ordered",
+            Gate::GoldBeatsSample => "gold_beats_sample",
+            Gate::Solvable => "solvable",
+            Gate::NotSaturated => "not_saturated",
+            Gate::NoLeakage => "no_leakage",
+            Gate::NoAnswersInPublic => "no_answers_in_public",
+        }
+    }
+
+    /// The gate a report names, if any.
+    pub fn from_name(name: &str) -> Option<Gate> {
+        Gate::ALL.into_iter().find(|g| g.name() == name)
+    }
+
+    /// This gate's result among `results`.
+    pub fn result_in(self, results: &[GateResult]) -> Option<&GateResult> {
+        results.iter().find(|r| r.gate == self.name())
+    }
+}
 
 /// The verifier.
 #[derive(Clone)]
 pub struct GateVerifier {
-    /// The baseline panel (used when the environment has no leaderboard).
-    pub panel: Arc<dyn BaselinePanel>,
     /// The grader.
     pub grader: Arc<dyn Grader>,
     /// Relative margin of the `solvable` gate (default 0.05).
@@ -50,112 +103,138 @@ pub struct GateVerifier {
     pub leak_limit: f64,
 }
 
+/// What the gates share: the environment, the sample submission's grade
+/// and the thresholds.
+struct Context<'a> {
+    env: &'a Environment,
+    sample: GradeReport,
+    sample_score: f64,
+    /// `grading.json`'s thresholds (what `evaluate` grades with).
+    recorded: Option<Thresholds>,
+    /// The thresholds recomputed from the leaderboard, or why there are none.
+    recomputed: std::result::Result<Thresholds, String>,
+}
+
+fn result(gate: Gate, passed: bool, figures: &[(&str, f64)], detail: impl Into<String>) -> GateResult {
+    GateResult {
+        gate: gate.name().to_owned(),
+        passed,
+        figures: figures.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+        detail: detail.into(),
+    }
+}
+
 impl GateVerifier {
     /// A verifier with the default margins.
-    pub fn new(panel: Arc<dyn BaselinePanel>, grader: Arc<dyn Grader>) -> Self {
-        GateVerifier { panel, grader, solvable_margin: 0.05, leak_limit: 0.995 }
+    pub fn new(grader: Arc<dyn Grader>) -> Self {
+        GateVerifier { grader, solvable_margin: 0.05, leak_limit: 0.995 }
     }
 
-    /// The environment's leaderboard, or the panel's.
-    pub fn leaderboard(&self, env: &Environment) -> sandmle_core::Result<Leaderboard> {
-        match &env.leaderboard {
-            Some(lb) => Ok(lb.clone()),
-            None => self.panel.leaderboard(env, self.grader.as_ref()),
-        }
-    }
-
-    /// Every gate's result, in [`GATES`] order.
+    /// Every gate's result, in [`Gate::ALL`] order.
     ///
     /// # Errors
     /// Never for a bad environment (that is a failed gate); only when the
-    /// checks themselves fail to run.
+    /// grader finds the environment broken (it cannot grade anything).
     pub fn run(&self, env: &Environment) -> Result<Vec<GateResult>> {
-        let direction = env.task().direction;
-        let mut out = Vec::with_capacity(GATES.len());
-        let gate = |name: &str, passed: bool, figures: &[(&str, f64)], detail: String| GateResult {
-            gate: name.to_owned(),
-            passed,
-            figures: figures.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
-            detail,
+        let sample = self.grader.grade(&env.grading_task(), &env.sample_submission)?;
+        let recomputed = match &env.leaderboard {
+            Some(lb) => self.grader.thresholds(lb).map_err(|e| e.to_string()),
+            None => Err("the environment has no reference leaderboard".to_owned()),
         };
-        out.push(match schema(env) {
-            Ok(()) => gate("schema", true, &[], "tables agree with the task".into()),
-            Err(why) => gate("schema", false, &[], why),
-        });
-        let sample = self.grader.grade(&env.grading_task(), &env.sample_submission);
-        let sample_score = sample.score.unwrap_or(f64::NAN);
-        out.push(gate(
-            "sample_submission",
-            sample.valid_submission && sample.score.is_some(),
-            &[("score", sample_score)],
-            sample.error.unwrap_or_else(|| "valid".into()),
-        ));
-        let lb = self.leaderboard(env);
-        let thresholds: Option<Thresholds> = lb.as_ref().ok().and_then(|lb| self.grader.thresholds(lb).ok());
-        let best = lb.as_ref().ok().and_then(|lb| lb.entries.first().map(|e| e.score));
-        out.push(match &thresholds {
-            Some(t) => gate(
-                "thresholds_ordered",
-                t.strictly_ordered(),
-                &[
-                    ("gold", t.gold),
-                    ("silver", t.silver),
-                    ("bronze", t.bronze),
-                    ("median", t.median),
-                    ("teams", t.num_teams as f64),
-                ],
-                format!("{} baselines on the leaderboard", t.num_teams),
-            ),
-            None => gate("thresholds_ordered", false, &[], lb.err().map_or("no thresholds".into(), |e| e.to_string())),
-        });
-        out.push(match &thresholds {
-            Some(t) => gate(
-                "gold_beats_sample",
-                direction.better(t.gold, sample_score),
-                &[("gold", t.gold), ("sample", sample_score)],
-                String::new(),
-            ),
-            None => gate("gold_beats_sample", false, &[], "no thresholds".into()),
-        });
-        let need = if sample_score == 0.0 { 0.05 } else { self.solvable_margin * sample_score.abs() };
-        out.push(match best {
-            Some(b) => {
-                let gain = if direction.is_lower_better() { sample_score - b } else { b - sample_score };
-                gate(
-                    "solvable",
-                    gain >= need,
-                    &[("best", b), ("sample", sample_score), ("gain", gain), ("needed", need)],
-                    String::new(),
-                )
-            }
-            None => gate("solvable", false, &[], "no baseline scored".into()),
-        });
-        out.push(match &thresholds {
-            Some(t) => gate(
-                "not_saturated",
-                !direction.at_least(sample_score, t.bronze),
-                &[("sample", sample_score), ("bronze", t.bronze)],
-                String::new(),
-            ),
-            None => gate("not_saturated", false, &[], "no thresholds".into()),
-        });
-        let (leak_ok, leak_figures, leak_detail) = self.leakage(env);
-        out.push(GateResult { gate: "no_leakage".into(), passed: leak_ok, figures: leak_figures, detail: leak_detail });
-        out.push(match answers_in_public(env) {
-            None => gate("no_answers_in_public", true, &[], "no public column equals an answer column".into()),
-            Some(why) => gate("no_answers_in_public", false, &[], why),
-        });
-        Ok(out)
+        let ctx = Context {
+            env,
+            sample_score: sample.score.unwrap_or(f64::NAN),
+            sample,
+            recorded: env.grading.thresholds,
+            recomputed,
+        };
+        Ok(Gate::ALL.into_iter().map(|g| self.check(g, &ctx)).collect())
     }
 
-    fn leakage(&self, env: &Environment) -> (bool, BTreeMap<String, f64>, String) {
+    /// One gate on the shared context.
+    fn check(&self, gate: Gate, ctx: &Context<'_>) -> GateResult {
+        match gate {
+            Gate::Schema => match schema(ctx.env) {
+                Ok(()) => result(gate, true, &[], "tables agree with the task"),
+                Err(why) => result(gate, false, &[], why),
+            },
+            Gate::SampleSubmission => result(
+                gate,
+                ctx.sample.valid_submission,
+                &[("score", ctx.sample_score)],
+                ctx.sample.error.clone().unwrap_or_else(|| "valid".into()),
+            ),
+            Gate::ThresholdsRecorded => thresholds_recorded(ctx),
+            Gate::ThresholdsOrdered => match &ctx.recorded {
+                Some(t) => result(
+                    gate,
+                    t.strictly_ordered(),
+                    &[
+                        ("gold", t.gold),
+                        ("silver", t.silver),
+                        ("bronze", t.bronze),
+                        ("median", t.median),
+                        ("teams", t.num_teams as f64),
+                    ],
+                    format!("{} baselines on the leaderboard", t.num_teams),
+                ),
+                None => result(gate, false, &[], "grading.json has no thresholds"),
+            },
+            Gate::GoldBeatsSample => match &ctx.recorded {
+                Some(t) => result(
+                    gate,
+                    ctx.env.task().direction.better(t.gold, ctx.sample_score),
+                    &[("gold", t.gold), ("sample", ctx.sample_score)],
+                    "",
+                ),
+                None => result(gate, false, &[], "grading.json has no thresholds"),
+            },
+            Gate::Solvable => self.solvable(ctx),
+            Gate::NotSaturated => match &ctx.recorded {
+                Some(t) => result(
+                    gate,
+                    !ctx.env.task().direction.at_least(ctx.sample_score, t.bronze),
+                    &[("sample", ctx.sample_score), ("bronze", t.bronze)],
+                    "",
+                ),
+                None => result(gate, false, &[], "grading.json has no thresholds"),
+            },
+            Gate::NoLeakage => self.leakage(ctx.env),
+            Gate::NoAnswersInPublic => match answers_in_public(ctx.env) {
+                None => result(gate, true, &[], "no public column equals an answer column"),
+                Some(why) => result(gate, false, &[], why),
+            },
+        }
+    }
+
+    fn solvable(&self, ctx: &Context<'_>) -> GateResult {
+        let direction = ctx.env.task().direction;
+        let sample = ctx.sample_score;
+        let best = ctx.env.leaderboard.as_ref().and_then(|lb| lb.entries.first().map(|e| e.score));
+        let need = if sample == 0.0 { 0.05 } else { self.solvable_margin * sample.abs() };
+        match best {
+            Some(b) => {
+                let gain = if direction.is_lower_better() { sample - b } else { b - sample };
+                result(
+                    Gate::Solvable,
+                    gain >= need,
+                    &[("best", b), ("sample", sample), ("gain", gain), ("needed", need)],
+                    "",
+                )
+            }
+            None => result(Gate::Solvable, false, &[], "no baseline on the leaderboard"),
+        }
+    }
+
+    fn leakage(&self, env: &Environment) -> GateResult {
         let task = env.task();
         let mut figures = BTreeMap::new();
+        let failed = |why: String| result(Gate::NoLeakage, false, &[], why);
         let Some(target) = task.target_columns.first() else {
-            return (false, figures, "no target".into());
+            return failed("no target".into());
         };
         let Ok(tcol) = env.train.column(target) else {
-            return (false, figures, format!("no target column `{target}`"));
+            return failed(format!("no target column `{target}`"));
         };
         let y = target_signal(tcol);
         // Ids.
@@ -197,7 +276,42 @@ impl GateVerifier {
             "id |rho| {id_corr:.3}, {dups} duplicated test rows, strongest feature `{}` {:.3}",
             worst.1, worst.0
         );
-        (ok, figures, detail)
+        GateResult { gate: Gate::NoLeakage.name().to_owned(), passed: ok, figures, detail }
+    }
+}
+
+/// `grading.json`'s thresholds against the leaderboard's: equal field by
+/// field (the same computation gives the same bits).
+fn thresholds_recorded(ctx: &Context<'_>) -> GateResult {
+    let gate = Gate::ThresholdsRecorded;
+    match (&ctx.recorded, &ctx.recomputed) {
+        (Some(r), Ok(t)) if r == t => result(gate, true, &[], "grading.json's thresholds are the leaderboard's"),
+        (Some(r), Ok(t)) => result(
+            gate,
+            false,
+            &[
+                ("recorded_gold", r.gold),
+                ("leaderboard_gold", t.gold),
+                ("recorded_median", r.median),
+                ("leaderboard_median", t.median),
+            ],
+            format!(
+                "grading.json's thresholds (gold {}, silver {}, bronze {}, median {}, {} is better) are not the \
+                 leaderboard's (gold {}, silver {}, bronze {}, median {}, {} is better)",
+                r.gold,
+                r.silver,
+                r.bronze,
+                r.median,
+                if r.is_lower_better { "lower" } else { "higher" },
+                t.gold,
+                t.silver,
+                t.bronze,
+                t.median,
+                if t.is_lower_better { "lower" } else { "higher" },
+            ),
+        ),
+        (None, _) => result(gate, false, &[], "grading.json has no thresholds"),
+        (Some(_), Err(why)) => result(gate, false, &[], why.clone()),
     }
 }
 
@@ -324,7 +438,6 @@ impl Verifier for GateVerifier {
 impl std::fmt::Debug for GateVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GateVerifier")
-            .field("panel", &self.panel.version())
             .field("solvable_margin", &self.solvable_margin)
             .field("leak_limit", &self.leak_limit)
             .finish()

@@ -31,9 +31,9 @@
 //! an id says nothing about the row; answers go to `private/`.
 
 use crate::describe::{Story, describe};
-use crate::dna::shuffle;
 use crate::error::{Error, Result};
 use crate::labelled::tables;
+use crate::random::shuffle;
 use crate::sizes::test_rows_for;
 use sandmle_core::{Column, Environment, GradingSpec, Provenance, Shrinker, SubmissionForm, Table, TaskSpec, rng_for};
 use serde_json::json;

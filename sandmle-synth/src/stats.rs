@@ -48,43 +48,16 @@ pub(crate) fn shape(values: &[f64]) -> Option<NumericShape> {
 }
 
 /// Pearson correlation of paired values, skipping pairs with a NaN; 0 when
-/// undefined.
+/// undefined (constant sides, fewer than two pairs): an association the
+/// gates and the DNA treat as absent.
 pub(crate) fn correlation(x: &[f64], y: &[f64]) -> f64 {
-    let pairs: Vec<(f64, f64)> =
-        x.iter().zip(y).filter(|(a, b)| a.is_finite() && b.is_finite()).map(|(&a, &b)| (a, b)).collect();
-    if pairs.len() < 2 {
-        return 0.0;
-    }
-    let (xs, ys): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-    let (mx, my) = (mean(&xs), mean(&ys));
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in xs.iter().zip(&ys) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
-        syy += (b - my) * (b - my);
-    }
-    let r = sxy / (sxx * syy).sqrt();
+    let (xs, ys): (Vec<f64>, Vec<f64>) =
+        x.iter().zip(y).filter(|(a, b)| a.is_finite() && b.is_finite()).map(|(&a, &b)| (a, b)).unzip();
+    let r = sandmle_core::stats::pearson_correlation(&xs, &ys);
     if r.is_finite() { r } else { 0.0 }
 }
 
-/// Average ranks (ties share their mean rank), 1-based.
-pub(crate) fn ranks(v: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-    let mut r = vec![0.0; v.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j < order.len() && v[order[j]] == v[order[i]] {
-            j += 1;
-        }
-        for &k in &order[i..j] {
-            r[k] = (i + 1 + j) as f64 / 2.0;
-        }
-        i = j;
-    }
-    r
-}
+pub(crate) use sandmle_core::stats::average_ranks as ranks;
 
 /// The standard normal distribution function (the complementary error
 /// function of Numerical Recipes, accuracy 1.2e-7; `libm`'s `exp`, so the

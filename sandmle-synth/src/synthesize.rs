@@ -28,11 +28,12 @@
 //! The rule is recorded in `private/provenance.json` only.
 
 use crate::describe::{Story, describe};
-use crate::dna::shuffle;
 use crate::error::{Error, Result};
-use crate::features::{apply_missingness, feature_plan, from_uniform, gaussian, generate_features};
+use crate::features::{apply_missingness, feature_plan, generate_features};
 use crate::labelled::tables;
 use crate::lexicon::{DOMAINS, Domain, names};
+use crate::mutations::Mutations;
+use crate::random::{from_uniform, gaussian, shuffle};
 use crate::rule::{FAMILIES, Family, Rule, binary_labels, multiclass_labels};
 use crate::sizes::test_rows_for;
 use rand::RngExt;
@@ -64,37 +65,6 @@ impl Default for DnaSynthesizer {
     }
 }
 
-/// The mutations of one candidate.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct Mutations {
-    /// Factor on the rule's noise.
-    pub noise: f64,
-    /// Factor on the positive share (two classes).
-    pub imbalance: f64,
-    /// Factor on missing rates.
-    pub missingness: f64,
-    /// Features added (positive) or removed (negative).
-    pub feature_delta: i32,
-    /// Pure-noise features added.
-    pub irrelevant: usize,
-}
-
-impl Mutations {
-    fn none() -> Self {
-        Mutations { noise: 1.0, imbalance: 1.0, missingness: 1.0, feature_delta: 0, irrelevant: 0 }
-    }
-
-    fn draw(rng: &mut SeedRng) -> Self {
-        Mutations {
-            noise: [0.6, 1.0, 1.4][rng.random_range(0..3)],
-            imbalance: [0.7, 1.0, 1.0, 1.3][rng.random_range(0..4)],
-            missingness: [0.0, 1.0, 1.0, 2.0][rng.random_range(0..4)],
-            feature_delta: rng.random_range(-2..=2),
-            irrelevant: [0, 0, 1, 3][rng.random_range(0..4)],
-        }
-    }
-}
-
 impl DnaSynthesizer {
     fn check(&self, dna: &TaskDna) -> Result<()> {
         if !(50..=200).contains(&self.train_rows) {
@@ -120,7 +90,7 @@ impl DnaSynthesizer {
         let family = FAMILIES[rng.random_range(0..FAMILIES.len())];
         let m = if self.mutate { Mutations::draw(&mut rng) } else { Mutations::none() };
         let plan = feature_plan(dna, &m, &mut rng);
-        let form = submission_form(dna);
+        let form = dna.metric.submission_form(dna.kind);
         let shares = match &dna.targets[0] {
             TargetDna::Classes { shares, .. } => shares.clone(),
             TargetDna::Continuous { .. } => vec![],
@@ -298,7 +268,7 @@ impl Labeller<'_> {
                     let classes = class_names(domain, k, *numeric_labels);
                     records.push(json!({"column": name, "rules": rules.iter().map(&rule_record).collect::<Vec<_>>(), "noise_sd": noise_sd, "offsets": offsets}));
                     columns.push((name.clone(), label_column(&labels, &classes, *numeric_labels)));
-                    if submission_form(dna) == SubmissionForm::ClassProbabilities {
+                    if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
                         prediction_columns.extend(classes.iter().cloned());
                     } else {
                         prediction_columns.push(name.clone());
@@ -322,21 +292,6 @@ impl Labeller<'_> {
         }
         Ok(Targets { columns, record: json!({ "targets": records }), target_columns: target_names, prediction_columns })
     }
-}
-
-/// The form a DNA's submissions take.
-fn submission_form(dna: &TaskDna) -> SubmissionForm {
-    TaskSpec {
-        id: String::new(),
-        modality: dna.modality,
-        kind: dna.kind,
-        id_column: String::new(),
-        target_columns: vec![],
-        prediction_columns: vec![],
-        metric: dna.metric.clone(),
-        direction: dna.direction,
-    }
-    .submission_form()
 }
 
 fn title_case(s: &str) -> String {

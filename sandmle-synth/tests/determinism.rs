@@ -10,7 +10,8 @@ use std::sync::Arc;
 fn generator() -> Generator {
     let grader: Arc<dyn Grader> = Arc::new(StandardGrader);
     let panel: Arc<dyn BaselinePanel> = Arc::new(Panel::default());
-    Generator { synthesizer: Arc::new(DnaSynthesizer::default()), verifier: GateVerifier::new(panel, grader) }
+    let verifier = Arc::new(GateVerifier::new(Arc::clone(&grader)));
+    Generator { synthesizer: Arc::new(DnaSynthesizer::default()), panel, grader, verifier }
 }
 
 /// An environment's files: `(path, bytes)`.

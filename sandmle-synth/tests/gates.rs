@@ -1,8 +1,8 @@
 //! Every gate fails on a crafted bad environment (and passes on a good one).
 
-use sandmle_core::{BaselinePanel, Column, Environment, Grader, Leaderboard, LeaderboardEntry};
+use sandmle_core::{BaselinePanel, Column, Environment, GateResult, Grader, Leaderboard, LeaderboardEntry, calibrate};
 use sandmle_metrics::StandardGrader;
-use sandmle_synth::{GATES, GateVerifier, StratifiedShrinker};
+use sandmle_synth::{Gate, GateVerifier, StratifiedShrinker};
 use std::sync::Arc;
 
 /// A stand-in panel with a fixed leaderboard.
@@ -29,8 +29,15 @@ fn good_scores() -> Vec<f64> {
     (0..20).map(|i| 0.95 - 0.45 * i as f64 / 19.0).collect()
 }
 
-fn verifier(scores: Vec<f64>) -> GateVerifier {
-    GateVerifier::new(Arc::new(FixedPanel(scores)), Arc::new(StandardGrader))
+/// The gates of `env` calibrated with a panel whose leaderboard is `scores`.
+fn gates(scores: Vec<f64>, env: &Environment) -> Vec<GateResult> {
+    let mut env = env.clone();
+    let verifier = GateVerifier::new(Arc::new(StandardGrader));
+    calibrate(&mut env, &FixedPanel(scores), &StandardGrader, &verifier).unwrap()
+}
+
+fn gate(scores: Vec<f64>, env: &Environment, which: Gate) -> GateResult {
+    which.result_in(&gates(scores, env)).unwrap().clone()
 }
 
 fn micro() -> Environment {
@@ -38,14 +45,15 @@ fn micro() -> Environment {
     StratifiedShrinker::default().shrink_env(&s, 2).unwrap()
 }
 
-fn failed(v: &GateVerifier, env: &Environment) -> Vec<String> {
-    v.run(env).unwrap().into_iter().filter(|g| !g.passed).map(|g| g.gate).collect()
+fn failed(scores: Vec<f64>, env: &Environment) -> Vec<String> {
+    gates(scores, env).into_iter().filter(|g| !g.passed).map(|g| g.gate).collect()
 }
 
 #[test]
 fn a_good_environment_passes_every_gate() {
-    let gates = verifier(good_scores()).run(&micro()).unwrap();
-    assert_eq!(gates.iter().map(|g| g.gate.as_str()).collect::<Vec<_>>(), GATES);
+    let gates = gates(good_scores(), &micro());
+    let names: Vec<&str> = Gate::ALL.iter().map(|g| g.name()).collect();
+    assert_eq!(gates.iter().map(|g| g.gate.as_str()).collect::<Vec<_>>(), names);
     assert!(gates.iter().all(|g| g.passed), "{gates:#?}");
 }
 
@@ -53,7 +61,7 @@ fn a_good_environment_passes_every_gate() {
 fn schema_fails_when_test_lacks_a_feature() {
     let mut env = micro();
     env.test = env.test.without(&["mean_radius"]);
-    assert_eq!(failed(&verifier(good_scores()), &env), ["schema"]);
+    assert_eq!(failed(good_scores(), &env), ["schema"]);
 }
 
 #[test]
@@ -61,12 +69,12 @@ fn sample_submission_fails_when_it_is_invalid() {
     let mut env = micro();
     let n = env.sample_submission.n_rows();
     env.sample_submission.set_column("diagnosis", Column::Numeric(vec![1.5; n])).unwrap();
-    assert!(failed(&verifier(good_scores()), &env).contains(&"sample_submission".to_owned()));
+    assert!(failed(good_scores(), &env).contains(&"sample_submission".to_owned()));
 }
 
 #[test]
 fn thresholds_ordered_fails_on_a_flat_leaderboard() {
-    assert!(failed(&verifier(vec![0.8; 20]), &micro()).contains(&"thresholds_ordered".to_owned()));
+    assert!(failed(vec![0.8; 20], &micro()).contains(&"thresholds_ordered".to_owned()));
 }
 
 #[test]
@@ -74,7 +82,7 @@ fn gold_beats_sample_fails_when_gold_is_no_better_than_the_sample() {
     // The sample scores 0.5; gold (2nd of 20) 0.5.
     let mut scores = vec![0.5; 2];
     scores.extend((0..18).map(|i| 0.49 - 0.01 * i as f64));
-    let f = failed(&verifier(scores), &micro());
+    let f = failed(scores, &micro());
     assert!(f.contains(&"gold_beats_sample".to_owned()), "{f:?}");
 }
 
@@ -82,7 +90,7 @@ fn gold_beats_sample_fails_when_gold_is_no_better_than_the_sample() {
 fn solvable_fails_when_the_best_baseline_barely_beats_the_sample() {
     // Best 0.51: a gain of 0.01 < 5% of 0.5.
     let scores: Vec<f64> = (0..20).map(|i| 0.51 - 0.02 * i as f64).collect();
-    let f = failed(&verifier(scores), &micro());
+    let f = failed(scores, &micro());
     assert!(f.contains(&"solvable".to_owned()) && !f.contains(&"thresholds_ordered".to_owned()), "{f:?}");
 }
 
@@ -90,13 +98,12 @@ fn solvable_fails_when_the_best_baseline_barely_beats_the_sample() {
 fn not_saturated_fails_when_the_sample_reaches_bronze() {
     // Bronze (8th of 20) at 0.45: the sample's 0.5 reaches it.
     let scores: Vec<f64> = (0..20).map(|i| 0.9 - 0.065 * i as f64).collect();
-    let f = failed(&verifier(scores), &micro());
+    let f = failed(scores, &micro());
     assert!(f.contains(&"not_saturated".to_owned()), "{f:?}");
 }
 
 #[test]
 fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
-    let v = verifier(good_scores());
     // A feature that separates the two classes perfectly (not equal to the
     // target: the target plus noise smaller than the gap).
     let mut env = micro();
@@ -105,7 +112,7 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
     env.train.push_column("leak", Column::Numeric(leak)).unwrap();
     let n = env.test.n_rows();
     env.test.push_column("leak", Column::Numeric(vec![0.0; n])).unwrap();
-    assert!(failed(&v, &env).contains(&"no_leakage".to_owned()));
+    assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
     // A test row repeating a training row's features.
     let mut env = micro();
     let features: Vec<String> = env.test.names().iter().filter(|c| *c != "id").cloned().collect();
@@ -114,7 +121,7 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
         col[0] = env.train.column(f).unwrap().as_numeric().unwrap()[0];
         env.test.set_column(f, Column::Numeric(col)).unwrap();
     }
-    assert!(failed(&v, &env).contains(&"no_leakage".to_owned()));
+    assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
     // Ids that follow the target.
     let mut env = micro();
     let y = env.train.numeric("diagnosis").unwrap().to_vec();
@@ -125,7 +132,7 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
         ids[row] = (10_000 + rank).to_string();
     }
     env.train.set_column("id", Column::Text(ids.into_iter().map(Some).collect())).unwrap();
-    assert!(failed(&v, &env).contains(&"no_leakage".to_owned()));
+    assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
 }
 
 #[test]
@@ -135,7 +142,7 @@ fn no_answers_in_public_fails_when_a_public_column_is_an_answer_column() {
     env.test.push_column("hint", answers).unwrap();
     let n = env.train.n_rows();
     env.train.push_column("hint", Column::Numeric(vec![0.0; n])).unwrap();
-    assert!(failed(&verifier(good_scores()), &env).contains(&"no_answers_in_public".to_owned()));
+    assert!(failed(good_scores(), &env).contains(&"no_answers_in_public".to_owned()));
 }
 
 #[test]
@@ -154,11 +161,8 @@ fn no_leakage_catches_a_feature_that_orders_many_classes() {
     env.train.push_column("leak", Column::Numeric(leak)).unwrap();
     let n = env.test.n_rows();
     env.test.push_column("leak", Column::Numeric(vec![0.0; n])).unwrap();
-    let v = GateVerifier::new(
-        Arc::new(FixedPanel(vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])),
-        Arc::new(StandardGrader),
-    );
-    let leak_gate = v.run(&env).unwrap().into_iter().find(|g| g.gate == "no_leakage").unwrap();
+    let scores = vec![1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1];
+    let leak_gate = gate(scores, &env, Gate::NoLeakage);
     assert!(!leak_gate.passed, "{leak_gate:?}");
     assert_eq!(leak_gate.figures["max_feature_association"], 1.0);
 }
@@ -170,7 +174,32 @@ fn a_constant_feature_is_no_leak() {
     let s = Environment::read(format!("{}/../examples/seeds/digits", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let env = StratifiedShrinker::default().shrink_env(&s, 1).unwrap();
     assert!(env.train.numeric("pixel_0").unwrap().iter().all(|&v| v == 0.0));
-    let v = GateVerifier::new(Arc::new(FixedPanel(good_scores())), Arc::new(StandardGrader));
-    let leak_gate = v.run(&env).unwrap().into_iter().find(|g| g.gate == "no_leakage").unwrap();
+    let leak_gate = gate(good_scores(), &env, Gate::NoLeakage);
     assert!(leak_gate.passed, "{leak_gate:?}");
+}
+
+/// `evaluate` grades with `grading.json`'s thresholds: inverted ones (the
+/// hashes recomputed, so the files read back) must fail verification rather
+/// than let the constant sample score gold.
+#[test]
+fn thresholds_recorded_fails_when_grading_json_disagrees_with_the_leaderboard() {
+    let mut env = micro();
+    let verifier = GateVerifier::new(Arc::new(StandardGrader));
+    calibrate(&mut env, &FixedPanel(good_scores()), &StandardGrader, &verifier).unwrap();
+    let t = env.grading.thresholds.as_mut().unwrap();
+    (t.gold, t.median) = (t.median, t.gold);
+    t.is_lower_better = !t.is_lower_better;
+    let results = verifier.run(&env).unwrap();
+    let failed: Vec<&str> = results.iter().filter(|g| !g.passed).map(|g| g.gate.as_str()).collect();
+    assert!(failed.contains(&"thresholds_recorded"), "{failed:?}");
+    env.grading.thresholds = None;
+    assert!(!Gate::ThresholdsRecorded.result_in(&verifier.run(&env).unwrap()).unwrap().passed);
+}
+
+#[test]
+fn gate_names_round_trip() {
+    for g in Gate::ALL {
+        assert_eq!(Gate::from_name(g.name()), Some(g));
+    }
+    assert_eq!(Gate::from_name("nope"), None);
 }

@@ -22,5 +22,5 @@ pub fn json(out: &Output) -> serde_json::Value {
 
 /// The path of a bundled seed.
 pub fn seed(name: &str) -> String {
-    sandmle_examples::seeds_dir().join(name).display().to_string()
+    sandmle::repository_seeds().join(name).display().to_string()
 }

@@ -71,7 +71,10 @@ impl Environment {
     }
 
     /// The content-derived environment id ([`Provenance::env_id`]).
-    pub fn id(&self) -> String {
+    ///
+    /// # Errors
+    /// As [`Provenance::env_id`].
+    pub fn id(&self) -> Result<String> {
         self.provenance.env_id()
     }
 

@@ -85,16 +85,19 @@ fn read_leaderboard(files: &Files, spec: &GradingSpec) -> Result<Option<Leaderbo
 
 impl Environment {
     /// Reads the environment at `dir`, checking `grading.json`'s schema
-    /// version and the sha256 of every file, `grading.json` included.
+    /// version and the sha256 of every file, `grading.json` included, and
+    /// that `prepared/` holds nothing `grading.json` does not list (a copy
+    /// of the answers dropped into `public/` is refused, not served).
     ///
     /// # Errors
     /// [`Error::MissingFile`], [`Error::HashMismatch`] naming the changed
-    /// file, [`Error::SchemaVersion`], [`Error::Json`], [`Error::Csv`],
-    /// [`Error::InvalidEnvironment`].
+    /// file, [`Error::UnlistedFile`], [`Error::SchemaVersion`],
+    /// [`Error::Json`], [`Error::Csv`], [`Error::InvalidEnvironment`].
     pub fn read(dir: impl AsRef<Path>) -> Result<Environment> {
         let dir = dir.as_ref();
         let grading = read_grading(dir)?;
         let files = Files::check(dir, &grading.files)?;
+        only_listed_files(dir, &grading.files)?;
         let task = &grading.task;
         let description = String::from_utf8(files.get(&format!("{PUBLIC_DIR}/description.md"))?.1.clone())
             .map_err(|_| Error::InvalidEnvironment { reason: "description.md is not UTF-8".into() })?;
@@ -151,6 +154,24 @@ fn read_file(path: &Path) -> Result<Vec<u8>> {
 
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T> {
     serde_json::from_slice(bytes).map_err(|source| Error::Json { path: path.to_path_buf(), source })
+}
+
+/// Refuses any entry of `prepared/public/` or `prepared/private/` — file,
+/// folder, link or anything else — that `grading.json` does not list.
+fn only_listed_files(root: &Path, listed: &BTreeMap<String, String>) -> Result<()> {
+    let grading = format!("{PRIVATE_DIR}/grading.json");
+    for dir in [PUBLIC_DIR, PRIVATE_DIR] {
+        let path = root.join(dir);
+        let entries = std::fs::read_dir(&path).map_err(|e| Error::io(&path, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&path, e))?;
+            let rel = format!("{dir}/{}", entry.file_name().to_string_lossy());
+            if rel != grading && !listed.contains_key(&rel) {
+                return Err(Error::UnlistedFile { path: entry.path() });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The files listed in `grading.json`, read and checked.

@@ -41,30 +41,30 @@ impl Environment {
     /// ([`Environment::validate`]).
     pub fn render(&self, options: &WriteOptions) -> Result<Vec<(String, Vec<u8>)>> {
         self.validate()?;
-        let table = |dir: &str, stem: &str, t: &Table| {
-            let bytes = to_csv_bytes(t);
-            match options.gzip_over_bytes {
-                Some(limit) if bytes.len() > limit => (format!("{dir}/{stem}.csv.gz"), gzip(&bytes)),
+        let table = |dir: &str, stem: &str, t: &Table| -> Result<(String, Vec<u8>)> {
+            let bytes = to_csv_bytes(t)?;
+            Ok(match options.gzip_over_bytes {
+                Some(limit) if bytes.len() > limit => (format!("{dir}/{stem}.csv.gz"), gzip(&bytes)?),
                 _ => (format!("{dir}/{stem}.csv"), bytes),
-            }
+            })
         };
         let mut files = vec![
             (format!("{PUBLIC_DIR}/description.md"), self.description.as_bytes().to_vec()),
-            table(PUBLIC_DIR, "train", &self.train),
-            table(PUBLIC_DIR, "test", &self.test),
-            table(PUBLIC_DIR, "sample_submission", &self.sample_submission),
-            table(PRIVATE_DIR, "answers", &self.answers),
-            (format!("{PRIVATE_DIR}/provenance.json"), self.provenance.to_json_bytes()),
+            table(PUBLIC_DIR, "train", &self.train)?,
+            table(PUBLIC_DIR, "test", &self.test)?,
+            table(PUBLIC_DIR, "sample_submission", &self.sample_submission)?,
+            table(PRIVATE_DIR, "answers", &self.answers)?,
+            (format!("{PRIVATE_DIR}/provenance.json"), self.provenance.to_json_bytes()?),
         ];
         let mut spec = self.grading.clone();
         spec.schema_version = SCHEMA_VERSION;
         spec.leaderboard = None;
         if let Some(lb) = &self.leaderboard {
-            files.push((format!("{PRIVATE_DIR}/leaderboard.csv"), to_csv_bytes(&lb.to_table())));
+            files.push((format!("{PRIVATE_DIR}/leaderboard.csv"), to_csv_bytes(&lb.to_table()?)?));
             spec.leaderboard = Some("leaderboard.csv".into());
         }
         spec.files = files.iter().map(|(p, b)| (p.clone(), sha256_hex(b))).collect();
-        files.push((format!("{PRIVATE_DIR}/grading.json"), grading_bytes(&spec)));
+        files.push((format!("{PRIVATE_DIR}/grading.json"), grading_bytes(&spec)?));
         Ok(files)
     }
 
@@ -120,7 +120,7 @@ impl Environment {
     /// # Errors
     /// As [`Environment::write`].
     pub fn write_into(&self, parent: impl AsRef<Path>, options: &WriteOptions) -> Result<PathBuf> {
-        let dir = parent.as_ref().join(self.id());
+        let dir = parent.as_ref().join(self.id()?);
         self.write(&dir, options)?;
         Ok(dir)
     }
@@ -185,15 +185,16 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// `grading.json`'s bytes with its own hash in `self_sha256` (computed over
 /// the file with that field set to 64 zeros).
-pub(super) fn grading_bytes(spec: &GradingSpec) -> Vec<u8> {
-    let mut text = serde_json::to_string_pretty(&OnDisk { spec, self_sha256: ZERO_HASH }).unwrap_or_default();
+pub(super) fn grading_bytes(spec: &GradingSpec) -> Result<Vec<u8>> {
+    let mut text = serde_json::to_string_pretty(&OnDisk { spec, self_sha256: ZERO_HASH })
+        .map_err(|source| Error::Json { path: PathBuf::from("grading.json"), source })?;
     text.push('\n');
     let hash = sha256_hex(text.as_bytes());
     if let Some(at) = text.rfind(SELF_HASH_KEY) {
         let start = at + SELF_HASH_KEY.len();
         text.replace_range(start..start + 64, &hash);
     }
-    text.into_bytes()
+    Ok(text.into_bytes())
 }
 
 /// Checks `grading.json`'s own hash; returns `(recorded, actual)` on a mismatch.

@@ -42,12 +42,21 @@ pub enum Solution {
     Program(Program),
 }
 
-/// How a run ended.
+/// How a run ended. Every variant but [`ExecStatus::Completed`] is the
+/// solution's fault, never the executor's (those are `Err`s).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ExecStatus {
     /// Finished and produced a submission.
     Completed,
+    /// Refused before or while running: the solution is wrong for the task
+    /// (an invalid pipeline spec, an unknown step, a model unfit for the
+    /// task, a column the data does not have).
+    Rejected {
+        /// Why, in one line.
+        reason: String,
+    },
     /// Finished without a usable submission, or exited with an error.
     Failed {
         /// Why.
@@ -66,6 +75,27 @@ pub enum ExecStatus {
 pub struct Timings {
     /// `(phase, microseconds)` pairs.
     pub phases: Vec<(String, u64)>,
+}
+
+impl ExecStatus {
+    /// `true` for [`ExecStatus::Completed`].
+    pub fn is_completed(&self) -> bool {
+        matches!(self, ExecStatus::Completed)
+    }
+}
+
+impl Execution {
+    /// A run refused before it produced anything.
+    pub fn rejected(reason: impl Into<String>, timings: Timings, isolation: impl Into<String>) -> Self {
+        Execution {
+            status: ExecStatus::Rejected { reason: reason.into() },
+            submission: None,
+            timings,
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            isolation: isolation.into(),
+        }
+    }
 }
 
 impl Timings {
@@ -105,17 +135,19 @@ pub struct Execution {
 /// Runs a solution on an environment's public view and returns its
 /// submission.
 ///
-/// A solution that fails (crashes, times out, writes no submission) is an
-/// `Ok` [`Execution`] with that status; `Err` is for a solution the executor
-/// cannot run at all (wrong kind, invalid spec) or a failure of the executor
-/// itself.
+/// The result says whose fault a failure is. A solution the agent got
+/// wrong — it crashes, times out, writes no submission, or is refused (an
+/// invalid spec, an unknown step, a model unfit for the task) — is an `Ok`
+/// [`Execution`] with that status. `Err` is for the executor's own faults:
+/// a sandbox that cannot be created, a workspace that cannot be written, a
+/// kind of solution this executor does not run.
 pub trait Executor: Send + Sync {
     /// A short name for reports.
     fn name(&self) -> &str;
     /// Runs `solution` on `task`.
     ///
     /// # Errors
-    /// When the solution cannot be run at all.
+    /// When the executor fails, never for a wrong solution.
     fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> Result<Execution>;
 }
 

@@ -1,9 +1,15 @@
 use super::forward_impls;
 use crate::csv::{ReadOptions, read_csv};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::grading::{GradeReport, GradingSpec, Leaderboard, Thresholds};
 use crate::table::Table;
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// `answers.csv`'s path inside an environment, for errors.
+const ANSWERS: &str = "prepared/private/answers.csv";
+/// `grading.json`'s path inside an environment, for errors.
+const GRADING: &str = "prepared/private/grading.json";
 
 /// What grading a submission needs: the spec, the answers and, for
 /// HumanRank, the reference leaderboard.
@@ -17,14 +23,74 @@ pub struct GradingTask<'a> {
     pub leaderboard: Option<&'a Leaderboard>,
 }
 
+impl GradingTask<'_> {
+    /// Checks what every grader needs before any submission is graded: a
+    /// metric of the catalogue with valid parameters, and answers with rows,
+    /// the id column and every prediction column, and no missing or repeated
+    /// ids. A task failing this is broken whatever is submitted, so callers
+    /// run it before running an agent's program rather than blaming the
+    /// program afterwards.
+    ///
+    /// # Errors
+    /// [`Error::BrokenEnvironment`] naming `grading.json` or `answers.csv`.
+    pub fn check(&self) -> Result<()> {
+        let task = &self.spec.task;
+        let broken = |file: &str, reason: String| Error::BrokenEnvironment { file: PathBuf::from(file), reason };
+        task.metric.check().map_err(|e| broken(GRADING, e.to_string()))?;
+        let a = self.answers;
+        if a.n_rows() == 0 {
+            return Err(broken(ANSWERS, "no rows".into()));
+        }
+        let ids =
+            a.column(&task.id_column).map_err(|_| broken(ANSWERS, format!("no id column `{}`", task.id_column)))?;
+        if let Some(c) = task.prediction_columns.iter().find(|c| !a.has_column(c)) {
+            return Err(broken(ANSWERS, format!("no prediction column `{c}`")));
+        }
+        if task.prediction_columns.is_empty() {
+            return Err(broken(GRADING, "the task names no prediction columns".into()));
+        }
+        let mut seen = HashSet::with_capacity(ids.len());
+        for i in 0..ids.len() {
+            let Some(id) = ids.get_label(i) else {
+                return Err(broken(ANSWERS, format!("row {} has no id", i + 1)));
+            };
+            if !seen.insert(id.clone()) {
+                return Err(broken(ANSWERS, format!("repeats id `{}`", crate::bounded(&id))));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl GradingSpec {
+    /// The medal thresholds, which grading an agent's submission needs.
+    ///
+    /// # Errors
+    /// [`Error::BrokenEnvironment`] naming `grading.json` when it has none.
+    pub fn require_thresholds(&self) -> Result<&Thresholds> {
+        self.thresholds.as_ref().ok_or_else(|| Error::BrokenEnvironment {
+            file: PathBuf::from(GRADING),
+            reason: "no medal thresholds (run the baseline panel to derive them)".into(),
+        })
+    }
+}
+
 /// A grader: validates a submission, scores it and places it against the
 /// thresholds.
 ///
-/// Grading never fails on a bad submission: an invalid one gets a report
-/// with `valid_submission: false` and a one-line `error`.
+/// The result says whose fault a failure is. `Ok` with
+/// `valid_submission: false` and a one-line `error`: the submission is at
+/// fault (missing columns, wrong ids, values out of range, a score the
+/// metric cannot define). `Err`: the environment or the grader is broken
+/// (an unknown metric, answers the metric cannot score) and no submission
+/// could have been graded.
 pub trait Grader: Send + Sync {
     /// Grades a submission table.
-    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> GradeReport;
+    ///
+    /// # Errors
+    /// When the environment or the grader is broken; never for a bad
+    /// submission.
+    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> Result<GradeReport>;
 
     /// Medal and median thresholds from a reference leaderboard.
     ///
@@ -32,19 +98,36 @@ pub trait Grader: Send + Sync {
     /// When the leaderboard cannot give thresholds (for example it is empty).
     fn thresholds(&self, leaderboard: &Leaderboard) -> Result<Thresholds>;
 
+    /// Checks that `task` can be graded at all, before anything runs. The
+    /// default runs [`GradingTask::check`]; graders add their own checks
+    /// (for example that the answers are scorable by the metric).
+    ///
+    /// # Errors
+    /// [`Error::BrokenEnvironment`] naming the file at fault.
+    fn check(&self, task: &GradingTask<'_>) -> Result<()> {
+        task.check()
+    }
+
     /// Grades a submission file. The default reads it with the task's id
-    /// column as text and reports a file that cannot be read as invalid.
-    fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> GradeReport {
+    /// column as text and reports a file that cannot be read as an invalid
+    /// submission.
+    ///
+    /// # Errors
+    /// As [`Grader::grade`].
+    fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> Result<GradeReport> {
         let spec = &task.spec.task;
         match read_csv(path, &ReadOptions::with_id(spec.id_column.clone())) {
             Ok(sub) => self.grade(task, &sub),
-            Err(e) => GradeReport::invalid(spec.direction, task.spec.thresholds.as_ref(), e.to_string()),
+            Err(e) => {
+                Ok(GradeReport::invalid(spec.direction, task.spec.thresholds.as_ref(), crate::bounded(&e.to_string())))
+            }
         }
     }
 }
 
 forward_impls!(Grader {
-    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> GradeReport;
+    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> Result<GradeReport>;
     fn thresholds(&self, leaderboard: &Leaderboard) -> Result<Thresholds>;
-    fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> GradeReport;
+    fn check(&self, task: &GradingTask<'_>) -> Result<()>;
+    fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> Result<GradeReport>;
 });

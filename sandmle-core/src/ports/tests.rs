@@ -5,7 +5,7 @@ use super::*;
 use crate::dna::TaskDna;
 use crate::environment::Environment;
 use crate::error::{Error, Result};
-use crate::grading::{GradeReport, Leaderboard, LeaderboardEntry, Thresholds};
+use crate::grading::{GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Thresholds};
 use crate::table::Table;
 use crate::task::Direction;
 use crate::testing::tiny_environment;
@@ -35,19 +35,13 @@ impl Metric for ExactMatch {
 struct RowOrderGrader;
 
 impl Grader for RowOrderGrader {
-    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> GradeReport {
+    fn grade(&self, task: &GradingTask<'_>, submission: &Table) -> Result<GradeReport> {
         let cols = &task.spec.task.prediction_columns;
-        let scored = submission.select(cols).and_then(|s| ExactMatch.score(&task.answers.select(cols)?, &s));
-        match scored {
-            Ok(score) => {
-                let mut r = GradeReport::invalid(Direction::HigherIsBetter, None, "");
-                r.valid_submission = true;
-                r.error = None;
-                r.score = Some(score);
-                r
-            }
+        let truth = task.answers.select(cols)?;
+        Ok(match submission.select(cols).and_then(|s| ExactMatch.score(&truth, &s)) {
+            Ok(score) => GradeReport::scored(score, Direction::HigherIsBetter, None, None),
             Err(e) => GradeReport::invalid(Direction::HigherIsBetter, None, e.to_string()),
-        }
+        })
     }
     fn thresholds(&self, lb: &Leaderboard) -> Result<Thresholds> {
         let s = lb.scores();
@@ -93,7 +87,7 @@ impl BaselinePanel for SamplePanel {
         "0"
     }
     fn leaderboard(&self, env: &Environment, grader: &dyn Grader) -> Result<Leaderboard> {
-        let r = grader.grade(&env.grading_task(), &env.sample_submission);
+        let r = grader.grade(&env.grading_task(), &env.sample_submission)?;
         let score = r.score.ok_or_else(|| Error::InvalidEnvironment { reason: "sample invalid".into() })?;
         Ok(Leaderboard { entries: vec![LeaderboardEntry { name: "sample".into(), score }] })
     }
@@ -154,7 +148,7 @@ fn ports_compose_as_trait_objects() {
     assert_eq!(name_of(&metric), "exact_match");
 
     let run = executor.execute(&Solution::Pipeline(serde_json::json!({})), &env.public_view()).unwrap();
-    let report = grader.grade(&env.grading_task(), run.submission.as_ref().unwrap());
+    let report = grader.grade(&env.grading_task(), run.submission.as_ref().unwrap()).unwrap();
     assert!(report.valid_submission);
     assert!(
         executor
@@ -182,9 +176,33 @@ fn ports_compose_as_trait_objects() {
 }
 
 #[test]
+fn broken_grading_tasks_are_found_before_grading() {
+    let env = tiny_environment();
+    assert!(RowOrderGrader.check(&env.grading_task()).is_ok());
+    let broken = |spec: &GradingSpec, answers: &Table| match RowOrderGrader.check(&GradingTask {
+        spec,
+        answers,
+        leaderboard: None,
+    }) {
+        Err(Error::BrokenEnvironment { file, reason }) => format!("{}: {reason}", file.display()),
+        other => panic!("not broken: {other:?}"),
+    };
+    let mut spec = env.grading.clone();
+    spec.task.metric = crate::MetricSpec::named("no_such_metric");
+    assert!(broken(&spec, &env.answers).starts_with("prepared/private/grading.json"));
+    let mut dup = env.answers.clone();
+    dup.set_column("id", crate::Column::text([Some("r6"), Some("r6"), Some("r8"), Some("r9")])).unwrap();
+    assert_eq!(broken(&env.grading, &dup), "prepared/private/answers.csv: repeats id `r6`");
+    let empty = env.answers.take(&[]).unwrap();
+    assert_eq!(broken(&env.grading, &empty), "prepared/private/answers.csv: no rows");
+    assert!(env.grading.require_thresholds().is_err());
+}
+
+#[test]
 fn grade_file_reports_unreadable_files_as_invalid() {
     let env = tiny_environment();
-    let r = RowOrderGrader.grade_file(&env.grading_task(), std::path::Path::new("/nonexistent/submission.csv"));
+    let r =
+        RowOrderGrader.grade_file(&env.grading_task(), std::path::Path::new("/nonexistent/submission.csv")).unwrap();
     assert!(!r.valid_submission);
     assert!(r.error.unwrap().contains("submission.csv"));
 }

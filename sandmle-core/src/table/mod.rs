@@ -5,7 +5,6 @@ mod column;
 pub use column::{Categorical, Column, ColumnType, format_f64, format_label, parse_f64_lenient};
 
 use crate::error::{Error, Result};
-use ndarray::Array2;
 
 /// A table: named, typed columns of equal length.
 ///
@@ -198,16 +197,6 @@ impl Table {
             .collect::<Vec<_>>()
             .join("\u{1f}")
     }
-
-    /// The named numeric columns as a row-major `rows x columns` matrix
-    /// (missing values stay NaN).
-    ///
-    /// # Errors
-    /// [`Error::ColumnNotFound`] or [`Error::NotNumeric`].
-    pub fn to_array2<S: AsRef<str>>(&self, names: &[S]) -> Result<Array2<f64>> {
-        let cols = names.iter().map(|n| self.numeric(n.as_ref())).collect::<Result<Vec<_>>>()?;
-        Ok(Array2::from_shape_fn((self.rows, cols.len()), |(r, c)| cols[c][r]))
-    }
 }
 
 #[cfg(test)]
@@ -224,14 +213,11 @@ mod tests {
     }
 
     #[test]
-    fn take_select_and_matrix() {
+    fn take_and_select() {
         let t = small();
         let s = t.take(&[2, 0]).unwrap();
         assert_eq!(s.column("id").unwrap().get_str(0).unwrap(), "c");
         assert_eq!(s.numeric("x").unwrap(), &[3.0, 1.0]);
-        let m = t.to_array2(&["x"]).unwrap();
-        assert_eq!(m.shape(), &[3, 1]);
-        assert!(m[[1, 0]].is_nan());
         assert!(matches!(t.take(&[3]), Err(Error::RowOutOfRange { index: 3, rows: 3 })));
         assert!(matches!(t.numeric("c"), Err(Error::NotNumeric { .. })));
         assert!(matches!(t.select(&["nope"]), Err(Error::ColumnNotFound { .. })));

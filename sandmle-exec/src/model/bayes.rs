@@ -12,13 +12,6 @@ use smartcore::naive_bayes::multinomial::{MultinomialNB, MultinomialNBParameters
 /// variance (at least 1e-12, so a constant feature is no division by zero).
 pub(super) fn gaussian(d: &Data<'_>, y: &[usize], k: usize, var_smoothing: f64) -> Result<Array2<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    if !(var_smoothing >= 0.0 && var_smoothing.is_finite()) {
-        return Err(Error::BadParameter {
-            model: "gaussian_nb",
-            param: "var_smoothing",
-            reason: "must be >= 0".into(),
-        });
-    }
     need_rows("gaussian_nb", 2, x.nrows())?;
     let yu: Array1<u32> = y.iter().map(|&c| c as u32).collect();
     let model = clock.fit("gaussian_nb", || GaussianNB::fit(x, &yu, GaussianNBParameters::default()))?;
@@ -44,9 +37,6 @@ pub(super) fn gaussian(d: &Data<'_>, y: &[usize], k: usize, var_smoothing: f64) 
 /// as the `text` step's without tf-idf).
 pub(super) fn multinomial(d: &Data<'_>, y: &[usize], k: usize, alpha: f64) -> Result<Array2<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    if !(alpha >= 0.0 && alpha.is_finite()) {
-        return Err(Error::BadParameter { model: "multinomial_nb", param: "alpha", reason: "must be >= 0".into() });
-    }
     need_rows("multinomial_nb", 2, x.nrows())?;
     let counts = |m: &Array2<f64>| -> Result<Array2<u32>> {
         if m.iter().any(|&v| v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX)) {

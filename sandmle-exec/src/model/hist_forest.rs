@@ -291,26 +291,9 @@ fn partition(rows: &mut [u32], left: impl Fn(u32) -> bool) -> usize {
     i
 }
 
-fn check(p: &HistParams) -> Result<()> {
-    let bad = |param: &'static str| {
-        Err(Error::BadParameter { model: "hist_forest", param, reason: "must be at least 1".into() })
-    };
-    if p.n_trees == 0 {
-        return bad("n_trees");
-    }
-    if p.min_samples_leaf == 0 {
-        return bad("min_samples_leaf");
-    }
-    if p.max_features == 0 {
-        return bad("max_features");
-    }
-    Ok(())
-}
-
 /// Grows the forest and returns each test row's mean leaf payload.
 fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistParams) -> Result<Array2<f64>> {
     let (x, x_test, seed) = (d.x, d.x_test, d.seed);
-    check(&p)?;
     let start = Instant::now();
     if x.nrows() < 2 {
         return Err(Error::TooFewRows { what: "hist_forest".into(), needed: 2, found: x.nrows() });
@@ -320,9 +303,15 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     let n = x.nrows();
     let mut seeder = rng_for(seed, "hist_forest");
     let seeds: Vec<u64> = (0..p.n_trees).map(|_| seeder.random()).collect();
+    let deadline = d.clock.deadline;
     let trees: Vec<Tree> = seeds
         .par_iter()
         .map(|&s| {
+            if let Some((at, limit)) = deadline {
+                if Instant::now() >= at {
+                    return Err(Error::TimeLimit { limit });
+                }
+            }
             let mut rng = rng_for(s, "tree");
             let mut w = vec![0u32; n];
             for _ in 0..n {
@@ -349,9 +338,9 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
             };
             g.grow(&mut rows, &w, 0);
             let width = g.width();
-            Tree { nodes: g.nodes, leaves: g.leaves, width }
+            Ok(Tree { nodes: g.nodes, leaves: g.leaves, width })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     d.clock.add_fit(start.elapsed());
     let start = Instant::now();
     let width = match kind {

@@ -1,7 +1,7 @@
 //! k nearest neighbours (Euclidean, smartcore's cover tree).
 
 use super::{Data, need_rows};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use ndarray::{Array1, Array2};
 use smartcore::neighbors::KNNWeightFunction;
 use smartcore::neighbors::knn_classifier::{KNNClassifier, KNNClassifierParameters};
@@ -12,9 +12,6 @@ fn weight(distance_weighted: bool) -> KNNWeightFunction {
 }
 
 fn check(k: usize, rows: usize) -> Result<()> {
-    if k == 0 {
-        return Err(Error::BadParameter { model: "knn", param: "k", reason: "must be at least 1".into() });
-    }
     need_rows(&format!("knn with k = {k}"), k, rows)
 }
 

@@ -1,7 +1,7 @@
 //! Logistic regression and the linear regressors.
 
 use super::{Data, drop_constant, need_rows, sigmoid, softmax_rows};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use ndarray::{Array1, Array2};
 use smartcore::linear::elastic_net::{ElasticNet, ElasticNetParameters};
 use smartcore::linear::lasso::{Lasso, LassoParameters};
@@ -15,17 +15,8 @@ use smartcore::linear::ridge_regression::{RidgeRegression, RidgeRegressionParame
 /// L2 penalty is `alpha = 1 / C`.
 pub(super) fn logistic(d: &Data<'_>, y: &Array1<i32>, c: Option<f64>) -> Result<Array2<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    let alpha = match c {
-        None => 0.0,
-        Some(c) if c > 0.0 && c.is_finite() => 1.0 / c,
-        Some(_) => {
-            return Err(Error::BadParameter {
-                model: "logistic_regression",
-                param: "c",
-                reason: "must be positive".into(),
-            });
-        }
-    };
+    // `c` was checked positive with the spec.
+    let alpha = c.map_or(0.0, |c| 1.0 / c);
     need_rows("logistic_regression", 2, x.nrows())?;
     let model = clock.fit("logistic_regression", || {
         LogisticRegression::fit(x, y, LogisticRegressionParameters::default().with_alpha(alpha))
@@ -60,7 +51,6 @@ pub(super) fn least_squares(d: &Data<'_>, y: &Array1<f64>) -> Result<Vec<f64>> {
 /// Ridge regression on standardised features, constant columns dropped.
 pub(super) fn ridge(d: &Data<'_>, y: &Array1<f64>, alpha: f64) -> Result<Vec<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    check_alpha("ridge", alpha)?;
     let (x, x_test) = drop_constant(x, x_test);
     if x.ncols() == 0 {
         return Ok(mean_prediction(y, x_test.nrows()));
@@ -74,7 +64,6 @@ pub(super) fn ridge(d: &Data<'_>, y: &Array1<f64>, alpha: f64) -> Result<Vec<f64
 /// Lasso on standardised features, constant columns dropped.
 pub(super) fn lasso(d: &Data<'_>, y: &Array1<f64>, alpha: f64) -> Result<Vec<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    check_alpha("lasso", alpha)?;
     let (x, x_test) = drop_constant(x, x_test);
     if x.ncols() == 0 {
         return Ok(mean_prediction(y, x_test.nrows()));
@@ -87,14 +76,6 @@ pub(super) fn lasso(d: &Data<'_>, y: &Array1<f64>, alpha: f64) -> Result<Vec<f64
 /// Elastic net on standardised features, constant columns dropped.
 pub(super) fn elastic_net(d: &Data<'_>, y: &Array1<f64>, alpha: f64, l1: f64) -> Result<Vec<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    check_alpha("elastic_net", alpha)?;
-    if !(0.0..=1.0).contains(&l1) {
-        return Err(Error::BadParameter {
-            model: "elastic_net",
-            param: "l1_ratio",
-            reason: "must lie in [0, 1]".into(),
-        });
-    }
     let (x, x_test) = drop_constant(x, x_test);
     if x.ncols() == 0 {
         return Ok(mean_prediction(y, x_test.nrows()));
@@ -103,14 +84,6 @@ pub(super) fn elastic_net(d: &Data<'_>, y: &Array1<f64>, alpha: f64, l1: f64) ->
     let params = ElasticNetParameters::default().with_alpha(alpha).with_l1_ratio(l1);
     let m = clock.fit("elastic_net", || ElasticNet::fit(&x, y, params))?;
     clock.predict("elastic_net", || m.predict(&x_test)).map(|p| p.to_vec())
-}
-
-fn check_alpha(model: &'static str, alpha: f64) -> Result<()> {
-    if alpha >= 0.0 && alpha.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::BadParameter { model, param: "alpha", reason: "must be a finite number >= 0".into() })
-    }
 }
 
 /// With every feature constant, a linear model's best fit is the mean.

@@ -16,6 +16,7 @@ mod tree;
 use crate::error::{Error, Result};
 use crate::spec::ModelSpec;
 use crate::target::Classes;
+
 use ndarray::{Array1, Array2, Axis};
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -30,95 +31,121 @@ pub(crate) struct Data<'a> {
     pub seed: u64,
 }
 
-/// Class probabilities (`rows x classes`, classes in sorted label order)
-/// for the test rows.
-pub(crate) fn classify(d: &Data<'_>, spec: &ModelSpec, c: &Classes) -> Result<Array2<f64>> {
-    let p = class_probabilities(d, spec, c)?;
-    if p.iter().any(|v| !v.is_finite()) {
-        return Err(Error::NonFinitePrediction { model: spec.type_name() });
-    }
-    Ok(p)
+/// What a model predicts for: the classes of a label target or the values
+/// of a numeric one.
+pub(crate) enum Target<'a> {
+    /// Class labels (test predictions are class probabilities).
+    Classes(&'a Classes),
+    /// Values (test predictions are values).
+    Values(&'a [f64]),
 }
 
-fn class_probabilities(d: &Data<'_>, spec: &ModelSpec, c: &Classes) -> Result<Array2<f64>> {
+/// A model's test-row predictions.
+pub(crate) enum Prediction {
+    /// Class probabilities, `rows x classes`, classes in sorted label order.
+    Probs(Array2<f64>),
+    /// Values.
+    Values(Vec<f64>),
+}
+
+/// Fits `spec` on the training rows and predicts the test rows: the one
+/// place a model spec meets its implementation. Parameters were checked
+/// with the spec ([`crate::CheckedPipeline`]); what depends on the data is
+/// checked here and in the model functions.
+pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) -> Result<Prediction> {
+    d.clock.check_deadline()?;
     let (x, x_test) = (d.x, d.x_test);
-    if c.k() < 2 && !matches!(spec, ModelSpec::Constant { .. }) {
-        return Err(Error::SingleClass { column: c.column.clone() });
+    if let Target::Classes(c) = target {
+        if c.k() < 2 && !matches!(spec, ModelSpec::Constant { .. }) {
+            return Err(Error::SingleClass { column: c.column.clone() });
+        }
     }
-    let y: Array1<i32> = c.y.iter().map(|&v| v as i32).collect();
-    match spec {
-        ModelSpec::Constant { .. } => {
+    let sqrt_features = || ((x.ncols() as f64).sqrt() as usize).max(1);
+    let third_features = || (x.ncols() / 3).max(1);
+    use Prediction::{Probs, Values};
+    use Target::{Classes as C, Values as V};
+    let labels = |c: &Classes| -> Array1<i32> { c.y.iter().map(|&v| v as i32).collect() };
+    let prediction = match (spec, target) {
+        (ModelSpec::Constant { .. }, C(c)) => {
             let shares = c.shares();
-            Ok(Array2::from_shape_fn((x_test.nrows(), c.k()), |(_, j)| shares[j]))
+            Probs(Array2::from_shape_fn((x_test.nrows(), c.k()), |(_, j)| shares[j]))
         }
-        ModelSpec::LogisticRegression { c: inv } => linear::logistic(d, &y, *inv),
-        ModelSpec::DecisionTree { max_depth, min_samples_leaf } => {
-            tree::tree_classifier(d, &y, c.k(), *max_depth, *min_samples_leaf)
-        }
-        ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features } => {
-            let m = max_features.unwrap_or_else(|| ((x.ncols() as f64).sqrt() as usize).max(1));
-            let shape =
-                tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m };
-            tree::forest_classifier(d, &y, c.k(), shape)
-        }
-        ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
-            let max_features = max_features.unwrap_or_else(|| ((x.ncols() as f64).sqrt() as usize).max(1));
-            let p = hist_forest::HistParams {
-                n_trees: *n_trees,
-                max_depth: *max_depth,
-                min_samples_leaf: *min_samples_leaf,
-                max_features,
-            };
-            hist_forest::classifier(d, &c.y, c.k(), p)
-        }
-        ModelSpec::Knn { k, distance_weighted } => knn::classifier(d, &y, c.k(), *k, *distance_weighted),
-        ModelSpec::GaussianNb { var_smoothing } => bayes::gaussian(d, &c.y, c.k(), *var_smoothing),
-        ModelSpec::MultinomialNb { alpha } => bayes::multinomial(d, &c.y, c.k(), *alpha),
-        ModelSpec::Svm { c: penalty, kernel } => svm::classifier(d, &c.y, c.k(), *penalty, *kernel),
-        other => Err(Error::ModelUnfit { model: other.type_name(), task: "predict classes".into() }),
-    }
-}
-
-/// Predicted values for the test rows.
-pub(crate) fn regress(d: &Data<'_>, spec: &ModelSpec, y: &[f64]) -> Result<Vec<f64>> {
-    let (x, x_test) = (d.x, d.x_test);
-    let ya: Array1<f64> = Array1::from(y.to_vec());
-    let out = match spec {
-        ModelSpec::Constant { median } => {
+        (ModelSpec::Constant { median }, V(y)) => {
             let v = if *median { median_of(y) } else { y.iter().sum::<f64>() / y.len().max(1) as f64 };
-            vec![v; x_test.nrows()]
+            Values(vec![v; x_test.nrows()])
         }
-        ModelSpec::LinearRegression => linear::least_squares(d, &ya)?,
-        ModelSpec::Ridge { alpha } => linear::ridge(d, &ya, *alpha)?,
-        ModelSpec::Lasso { alpha } => linear::lasso(d, &ya, *alpha)?,
-        ModelSpec::ElasticNet { alpha, l1_ratio } => linear::elastic_net(d, &ya, *alpha, *l1_ratio)?,
-        ModelSpec::DecisionTree { max_depth, min_samples_leaf } => {
-            tree::tree_regressor(d, &ya, *max_depth, *min_samples_leaf)?
+        (ModelSpec::LogisticRegression { c: inv }, C(c)) => Probs(linear::logistic(d, &labels(c), *inv)?),
+        (ModelSpec::LinearRegression, V(y)) => Values(linear::least_squares(d, &Array1::from(y.to_vec()))?),
+        (ModelSpec::Ridge { alpha }, V(y)) => Values(linear::ridge(d, &Array1::from(y.to_vec()), *alpha)?),
+        (ModelSpec::Lasso { alpha }, V(y)) => Values(linear::lasso(d, &Array1::from(y.to_vec()), *alpha)?),
+        (ModelSpec::ElasticNet { alpha, l1_ratio }, V(y)) => {
+            Values(linear::elastic_net(d, &Array1::from(y.to_vec()), *alpha, *l1_ratio)?)
         }
-        ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features } => {
-            let m = max_features.unwrap_or_else(|| (x.ncols() / 3).max(1));
-            let shape =
-                tree::ForestShape { n_trees: *n_trees, max_depth: *max_depth, min_samples_leaf: *min_samples_leaf, m };
-            tree::forest_regressor(d, &ya, shape)?
+        (ModelSpec::DecisionTree { max_depth, min_samples_leaf }, C(c)) => {
+            Probs(tree::tree_classifier(d, &labels(c), c.k(), *max_depth, *min_samples_leaf)?)
         }
-        ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
-            let max_features = max_features.unwrap_or_else(|| (x.ncols() / 3).max(1));
-            let p = hist_forest::HistParams {
+        (ModelSpec::DecisionTree { max_depth, min_samples_leaf }, V(y)) => {
+            Values(tree::tree_regressor(d, &Array1::from(y.to_vec()), *max_depth, *min_samples_leaf)?)
+        }
+        (ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features }, target) => {
+            let (n_trees, max_depth, min_samples_leaf) = (*n_trees, *max_depth, *min_samples_leaf);
+            match target {
+                C(c) => {
+                    let m = max_features.unwrap_or_else(sqrt_features);
+                    let shape = tree::ForestShape { n_trees, max_depth, min_samples_leaf, m };
+                    Probs(tree::forest_classifier(d, &labels(c), c.k(), shape)?)
+                }
+                V(y) => {
+                    let m = max_features.unwrap_or_else(third_features);
+                    let shape = tree::ForestShape { n_trees, max_depth, min_samples_leaf, m };
+                    Values(tree::forest_regressor(d, &Array1::from(y.to_vec()), shape)?)
+                }
+            }
+        }
+        (ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features }, target) => {
+            let params = |max_features: usize| hist_forest::HistParams {
                 n_trees: *n_trees,
                 max_depth: *max_depth,
                 min_samples_leaf: *min_samples_leaf,
                 max_features,
             };
-            hist_forest::regressor(d, y, p)?
+            match target {
+                C(c) => {
+                    Probs(hist_forest::classifier(d, &c.y, c.k(), params(max_features.unwrap_or_else(sqrt_features)))?)
+                }
+                V(y) => Values(hist_forest::regressor(d, y, params(max_features.unwrap_or_else(third_features)))?),
+            }
         }
-        ModelSpec::Knn { k, distance_weighted } => knn::regressor(d, &ya, *k, *distance_weighted)?,
-        ModelSpec::Svm { c, kernel } => svm::regressor(d, &ya, *c, *kernel)?,
-        other => return Err(Error::ModelUnfit { model: other.type_name(), task: "predict values".into() }),
+        (ModelSpec::Knn { k, distance_weighted }, C(c)) => {
+            Probs(knn::classifier(d, &labels(c), c.k(), *k, *distance_weighted)?)
+        }
+        (ModelSpec::Knn { k, distance_weighted }, V(y)) => {
+            Values(knn::regressor(d, &Array1::from(y.to_vec()), *k, *distance_weighted)?)
+        }
+        (ModelSpec::GaussianNb { var_smoothing }, C(c)) => Probs(bayes::gaussian(d, &c.y, c.k(), *var_smoothing)?),
+        (ModelSpec::MultinomialNb { alpha }, C(c)) => Probs(bayes::multinomial(d, &c.y, c.k(), *alpha)?),
+        (ModelSpec::Svm { c: penalty, kernel }, C(c)) => Probs(svm::classifier(d, &c.y, c.k(), *penalty, *kernel)?),
+        (ModelSpec::Svm { c, kernel }, V(y)) => Values(svm::regressor(d, &Array1::from(y.to_vec()), *c, *kernel)?),
+        (
+            ModelSpec::LogisticRegression { .. } | ModelSpec::GaussianNb { .. } | ModelSpec::MultinomialNb { .. },
+            V(_),
+        ) => return Err(Error::ModelUnfit { model: spec.type_name(), task: "predict values".into() }),
+        (
+            ModelSpec::LinearRegression
+            | ModelSpec::Ridge { .. }
+            | ModelSpec::Lasso { .. }
+            | ModelSpec::ElasticNet { .. },
+            C(_),
+        ) => return Err(Error::ModelUnfit { model: spec.type_name(), task: "predict classes".into() }),
     };
-    if out.iter().any(|v| !v.is_finite()) {
+    let finite = match &prediction {
+        Probs(p) => p.iter().all(|v| v.is_finite()),
+        Values(v) => v.iter().all(|v| v.is_finite()),
+    };
+    if !finite {
         return Err(Error::NonFinitePrediction { model: spec.type_name() });
     }
-    Ok(out)
+    Ok(prediction)
 }
 
 /// The median (mean of the two middle values for an even count; 0 for none).
@@ -132,16 +159,35 @@ pub(crate) fn median_of(y: &[f64]) -> f64 {
     }
 }
 
-/// Fit and predict time of one pipeline run, summed over its models.
+/// Fit and predict time of one pipeline run, summed over its models, and
+/// the run's deadline.
 #[derive(Debug, Default)]
 pub(crate) struct Clock {
     fit: Cell<Duration>,
     predict: Cell<Duration>,
+    /// When the run must stop, with the limit it came from.
+    pub deadline: Option<(Instant, Duration)>,
 }
 
 impl Clock {
+    /// A clock whose run must end within `limit` of now.
+    pub(crate) fn with_limit(limit: Option<Duration>) -> Self {
+        Clock { deadline: limit.and_then(|l| Instant::now().checked_add(l).map(|at| (at, l))), ..Clock::default() }
+    }
+
+    /// [`Error::TimeLimit`] once the deadline has passed. Checked between
+    /// steps, before every model call and between the trees of a forest:
+    /// a single smartcore call already running is not interrupted.
+    pub(crate) fn check_deadline(&self) -> Result<()> {
+        match self.deadline {
+            Some((at, limit)) if Instant::now() >= at => Err(Error::TimeLimit { limit }),
+            _ => Ok(()),
+        }
+    }
+
     /// Times a smartcore fit.
     fn fit<T>(&self, model: &'static str, f: impl FnOnce() -> Result<T, smartcore::error::Failed>) -> Result<T> {
+        self.check_deadline()?;
         let start = Instant::now();
         let out = guarded(model, f);
         self.fit.set(self.fit.get() + start.elapsed());
@@ -150,6 +196,7 @@ impl Clock {
 
     /// Times a smartcore prediction.
     fn predict<T>(&self, model: &'static str, f: impl FnOnce() -> Result<T, smartcore::error::Failed>) -> Result<T> {
+        self.check_deadline()?;
         let start = Instant::now();
         let out = guarded(model, f);
         self.predict.set(self.predict.get() + start.elapsed());

@@ -6,7 +6,7 @@
 //! are not calibrated probabilities.
 
 use super::{Data, need_rows, sigmoid, softmax_rows};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::spec::Kernel as KernelSpec;
 use ndarray::{Array1, Array2};
 use smartcore::svm::Kernels;
@@ -18,14 +18,8 @@ fn kernel(spec: KernelSpec, x: &Array2<f64>) -> Result<Kernels> {
         KernelSpec::Linear => Kernels::linear(),
         KernelSpec::Rbf { gamma } => {
             let g = match gamma {
-                Some(g) if g > 0.0 && g.is_finite() => g,
-                Some(_) => {
-                    return Err(Error::BadParameter {
-                        model: "svm",
-                        param: "gamma",
-                        reason: "must be positive".into(),
-                    });
-                }
+                // Checked positive with the spec.
+                Some(g) => g,
                 // scikit-learn's "scale": 1 / (p * var(X)).
                 None => {
                     let var = x.var(0.0);
@@ -37,10 +31,7 @@ fn kernel(spec: KernelSpec, x: &Array2<f64>) -> Result<Kernels> {
     })
 }
 
-fn check(x: &Array2<f64>, c: f64) -> Result<()> {
-    if !(c > 0.0 && c.is_finite()) {
-        return Err(Error::BadParameter { model: "svm", param: "c", reason: "must be positive".into() });
-    }
+fn check(x: &Array2<f64>) -> Result<()> {
     // smartcore's SVM silently truncates rows when features outnumber them,
     // then fails on every prediction.
     need_rows(&format!("svm on {} features", x.ncols()), x.ncols().max(2), x.nrows())
@@ -56,7 +47,7 @@ fn margins(d: &Data<'_>, y: &Array1<i32>, c: f64, k: &Kernels) -> Result<Vec<f64
 /// Class probabilities from SVC margins.
 pub(super) fn classifier(d: &Data<'_>, y: &[usize], k: usize, c: f64, spec: KernelSpec) -> Result<Array2<f64>> {
     let (x, x_test) = (d.x, d.x_test);
-    check(x, c)?;
+    check(x)?;
     let kern = kernel(spec, x)?;
     if k == 2 {
         let yb: Array1<i32> = y.iter().map(|&v| v as i32).collect();
@@ -79,7 +70,7 @@ pub(super) fn classifier(d: &Data<'_>, y: &[usize], k: usize, c: f64, spec: Kern
 /// Support vector regression (epsilon 0.1).
 pub(super) fn regressor(d: &Data<'_>, y: &Array1<f64>, c: f64, spec: KernelSpec) -> Result<Vec<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    check(x, c)?;
+    check(x)?;
     let params = SVRParameters::default().with_c(c).with_kernel(kernel(spec, x)?);
     let model = clock.fit("svm", || SVR::fit(x, y, &params))?;
     clock.predict("svm", || model.predict(x_test))

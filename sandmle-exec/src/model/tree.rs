@@ -6,7 +6,7 @@
 //! forest) with its own seed drawn from the pipeline seed.
 
 use super::{Data, need_rows};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use ndarray::{Array1, Array2};
 use rand_chacha::rand_core::Rng;
 use sandmle_core::rng_for;
@@ -29,22 +29,6 @@ fn levels(max_depth: Option<u16>) -> Option<u16> {
     max_depth.map(|d| d.saturating_add(1))
 }
 
-fn check_leaf(model: &'static str, min_samples_leaf: usize) -> Result<()> {
-    if min_samples_leaf == 0 {
-        return Err(Error::BadParameter { model, param: "min_samples_leaf", reason: "must be at least 1".into() });
-    }
-    Ok(())
-}
-
-fn check_forest(model: &'static str, shape: &ForestShape) -> Result<()> {
-    check_leaf(model, shape.min_samples_leaf)?;
-    if shape.n_trees == 0 || shape.m == 0 {
-        let param = if shape.n_trees == 0 { "n_trees" } else { "max_features" };
-        return Err(Error::BadParameter { model, param, reason: "must be at least 1".into() });
-    }
-    Ok(())
-}
-
 /// One-hot probabilities of the leaf's majority class (smartcore exposes
 /// no leaf frequencies).
 pub(super) fn tree_classifier(
@@ -55,7 +39,6 @@ pub(super) fn tree_classifier(
     min_samples_leaf: usize,
 ) -> Result<Array2<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    check_leaf("decision_tree", min_samples_leaf)?;
     need_rows("decision_tree", 2, x.nrows())?;
     let mut params = DecisionTreeClassifierParameters::default().with_min_samples_leaf(min_samples_leaf);
     params.max_depth = levels(max_depth);
@@ -72,7 +55,6 @@ fn one_hot(pred: &Array1<i32>, k: usize) -> Array2<f64> {
 pub(super) fn forest_classifier(d: &Data<'_>, y: &Array1<i32>, k: usize, shape: ForestShape) -> Result<Array2<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     let seed = d.seed;
-    check_forest("random_forest", &shape)?;
     need_rows("random_forest", 2, x.nrows())?;
     let mut rng = rng_for(seed, "random_forest");
     let mut votes = Array2::<f64>::zeros((x_test.nrows(), k));
@@ -102,7 +84,6 @@ pub(super) fn tree_regressor(
 ) -> Result<Vec<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     let seed = d.seed;
-    check_leaf("decision_tree", min_samples_leaf)?;
     need_rows("decision_tree", 2, x.nrows())?;
     let mut params = DecisionTreeRegressorParameters::default().with_min_samples_leaf(min_samples_leaf);
     params.max_depth = levels(max_depth);
@@ -115,7 +96,6 @@ pub(super) fn tree_regressor(
 pub(super) fn forest_regressor(d: &Data<'_>, y: &Array1<f64>, shape: ForestShape) -> Result<Vec<f64>> {
     let (clock, x, x_test) = (d.clock, d.x, d.x_test);
     let seed = d.seed;
-    check_forest("random_forest", &shape)?;
     need_rows("random_forest", 2, x.nrows())?;
     let mut params = RandomForestRegressorParameters::default()
         .with_n_trees(shape.n_trees)

@@ -60,7 +60,7 @@ impl Frames {
             }
         }
         let names = self.train.names().to_vec();
-        Ok((self.train.to_array2(&names)?, self.test.to_array2(&names)?))
+        Ok((to_array2(&self.train, &names)?, to_array2(&self.test, &names)?))
     }
 
     /// Replaces column `name` in both tables.
@@ -69,6 +69,13 @@ impl Frames {
         self.test.set_column(name, test)?;
         Ok(())
     }
+}
+
+/// The named numeric columns of a table as a row-major `rows x columns`
+/// matrix (missing values stay NaN).
+fn to_array2(t: &Table, names: &[String]) -> Result<Array2<f64>> {
+    let cols = names.iter().map(|n| t.numeric(n)).collect::<sandmle_core::Result<Vec<_>>>()?;
+    Ok(Array2::from_shape_fn((t.n_rows(), cols.len()), |(r, c)| cols[c][r]))
 }
 
 /// The present values of a numeric column.

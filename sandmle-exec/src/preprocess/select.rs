@@ -27,9 +27,6 @@ pub(super) fn keep(f: &mut Frames, columns: &[String]) -> Result<()> {
 
 /// Keeps the `k` numeric features most associated with the target.
 pub(super) fn best(f: &mut Frames, k: usize, target: TargetSignal<'_>) -> Result<()> {
-    if k == 0 {
-        return Err(Error::BadParameter { model: "select_best", param: "k", reason: "must be at least 1".into() });
-    }
     let mut scored: Vec<(f64, usize, String)> = f
         .train
         .iter()

@@ -9,16 +9,10 @@
 //! training rows) and each row is L2-normalised.
 
 use super::Frames;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use sandmle_core::{Column, ColumnType};
 
 pub(super) fn hash_text(f: &mut Frames, n_features: usize, ngram_max: usize, tfidf: bool) -> Result<()> {
-    if n_features == 0 {
-        return Err(Error::BadParameter { model: "text", param: "n_features", reason: "must be at least 1".into() });
-    }
-    if !(1..=2).contains(&ngram_max) {
-        return Err(Error::BadParameter { model: "text", param: "ngram_max", reason: "must be 1 or 2".into() });
-    }
     let text: Vec<String> =
         f.train.iter().filter(|(_, c)| c.column_type() == ColumnType::Text).map(|(n, _)| n.to_owned()).collect();
     for name in text {

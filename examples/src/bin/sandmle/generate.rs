@@ -1,49 +1,56 @@
 //! `shrink`, `synthesize` and `verify`.
 
-use crate::output::{Failure, print_json, say};
+use crate::Globals;
+use crate::output::{Failure, print_json, say, to_json};
 use clap::Args;
-use sandmle_core::{Environment, Grader, WriteOptions};
-use sandmle_examples::{Composition, env_summary};
+use sandmle::{Composition, env_summary};
+use sandmle_core::{Environment, GateResult, Grader, WriteOptions};
+use sandmle_metrics::StandardGrader;
 use sandmle_synth::{StratifiedShrinker, extract_dna, funnel, kendall_tau};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// The most candidates one `synthesize` run takes.
+pub const MAX_COUNT: u64 = 100_000;
+
 #[derive(Args)]
 pub struct ShrinkArgs {
-    /// The seed environment.
+    /// The seed environment (a directory, or a seed's name).
     #[arg(long = "seed-env")]
     seed_env: PathBuf,
     /// The seed of the random choices.
     #[arg(long)]
     seed: u64,
     /// Training rows of the micro task (50 to 200).
-    #[arg(long = "train-rows", default_value_t = 200)]
-    train_rows: usize,
+    #[arg(long = "train-rows", default_value_t = 200, value_parser = clap::value_parser!(u64).range(50..=200))]
+    train_rows: u64,
     /// Where to write the environment (a directory `<out>/<env-id>`).
     #[arg(long)]
     out: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
 }
 
-pub fn shrink(a: &ShrinkArgs) -> Result<ExitCode, Failure> {
-    let seed_env = Environment::read(&a.seed_env)?;
+fn gates_passed(gates: &[GateResult]) -> usize {
+    gates.iter().filter(|g| g.passed).count()
+}
+
+pub fn shrink(a: &ShrinkArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    let seed_env = Environment::read(crate::seeds::resolve(&a.seed_env, g)?)?;
     let c = Composition::new();
-    let shrinker = StratifiedShrinker { train_rows: a.train_rows, ..StratifiedShrinker::default() };
-    let mut env = shrinker.shrink_env(&seed_env, a.seed).map_err(|e| Failure::Usage(e.to_string()))?;
-    let leaderboard = c.verifier.leaderboard(&env)?;
-    env.grading.thresholds = Some(c.grader.thresholds(&leaderboard)?);
-    let tau = seed_env.leaderboard.as_ref().and_then(|full| kendall_tau(full, &leaderboard));
-    env.leaderboard = Some(leaderboard);
-    let gates = c.verifier.run(&env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let train_rows = usize::try_from(a.train_rows).unwrap_or(200);
+    let shrinker = StratifiedShrinker { train_rows, ..StratifiedShrinker::default() };
+    let mut env = shrinker.shrink_env(&seed_env, a.seed).map_err(|e| Failure::usage(e.to_string()))?;
+    let gates = c.calibrate(&mut env)?;
+    let tau = match (&seed_env.leaderboard, &env.leaderboard) {
+        (Some(full), Some(micro)) => kendall_tau(full, micro),
+        _ => None,
+    };
     let dir = env.write_into(&a.out, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
-    let passed = gates.iter().filter(|g| g.passed).count();
-    if a.json {
+    let passed = gates_passed(&gates);
+    if g.json {
         print_json(&json!({
             "env": dir,
-            "summary": env_summary(&env),
+            "summary": env_summary(&env)?,
             "gates": gates,
             "fidelity_kendall_tau": tau,
         }));
@@ -63,31 +70,29 @@ pub fn shrink(a: &ShrinkArgs) -> Result<ExitCode, Failure> {
 
 #[derive(Args)]
 pub struct SynthesizeArgs {
-    /// The seed environment whose DNA the candidates take.
+    /// The seed environment whose DNA the candidates take (a directory, or a seed's name).
     #[arg(long = "seed-env")]
     seed_env: PathBuf,
-    /// Candidates to synthesize.
-    #[arg(long)]
-    count: usize,
+    /// Candidates to synthesize (1 to 100,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
+    count: u64,
     /// The seed of the run.
     #[arg(long)]
     seed: u64,
     /// Where to write the kept environments and `yield.json`.
     #[arg(long)]
     out: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
 }
 
-pub fn synthesize(a: &SynthesizeArgs) -> Result<ExitCode, Failure> {
-    let seed_env = Environment::read(&a.seed_env)?;
-    let dna = extract_dna(&seed_env).map_err(|e| Failure::Usage(e.to_string()))?;
+pub fn synthesize(a: &SynthesizeArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    let seed_env = Environment::read(crate::seeds::resolve(&a.seed_env, g)?)?;
+    let dna = extract_dna(&seed_env).map_err(|e| Failure::broken(e.to_string()))?;
     let c = Composition::new();
     let start = std::time::Instant::now();
-    let candidates = c.generator().run(&dna, &seed_env.task().id, a.count, a.seed);
+    let count = usize::try_from(a.count).unwrap_or(1);
+    let candidates = c.generator().run(&dna, &seed_env.task().id, count, a.seed);
     let seconds = start.elapsed().as_secs_f64();
-    std::fs::create_dir_all(&a.out).map_err(|e| Failure::Usage(format!("{}: {e}", a.out.display())))?;
+    std::fs::create_dir_all(&a.out).map_err(|e| Failure::usage(format!("{}: {e}", a.out.display())))?;
     let mut kept = Vec::new();
     for cand in candidates.iter().filter(|c| c.kept()) {
         if let Some(env) = &cand.env {
@@ -100,12 +105,12 @@ pub fn synthesize(a: &SynthesizeArgs) -> Result<ExitCode, Failure> {
         "seed_task": seed_env.task().id,
         "seed": a.seed,
         "generator": {"synth": sandmle_synth::SYNTH_VERSION, "panel": c.panel_version()},
-        "funnel": f,
+        "funnel": to_json(&f)?,
         "kept": kept,
     });
-    let bytes = serde_json::to_vec_pretty(&yield_json).map_err(|e| Failure::Usage(e.to_string()))?;
+    let bytes = serde_json::to_vec_pretty(&yield_json).map_err(|e| Failure::usage(e.to_string()))?;
     sandmle_core::write_atomic(&a.out.join("yield.json"), &[bytes, b"\n".to_vec()].concat())?;
-    if a.json {
+    if g.json {
         print_json(&json!({"yield": yield_json, "seconds": seconds}));
     } else {
         say!(
@@ -125,24 +130,30 @@ pub fn synthesize(a: &SynthesizeArgs) -> Result<ExitCode, Failure> {
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// The environment.
+    /// The environment (a directory, or a seed's name).
     #[arg(long)]
     env: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
 }
 
-pub fn verify(a: &VerifyArgs) -> Result<ExitCode, Failure> {
-    let env = Environment::read(&a.env)?;
-    let gates = Composition::new().verifier.run(&env).map_err(|e| Failure::Usage(e.to_string()))?;
+/// Verifies an environment: exit 0 when every gate passes, 1 when one
+/// fails, 2 when the environment cannot be read or graded at all.
+pub fn verify(a: &VerifyArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    let dir = crate::seeds::resolve(&a.env, g)?;
+    let env = Environment::read(&dir)?;
+    StandardGrader.check(&env.grading_task()).map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?;
+    let gates = Composition::new().verifier.verify(&env)?;
     let all = gates.iter().all(|g| g.passed);
-    if a.json {
+    if g.json {
         print_json(&json!({"passed": all, "gates": gates}));
     } else {
         for g in &gates {
             say!("{} {:<22} {}", if g.passed { "pass" } else { "FAIL" }, g.gate, g.detail);
         }
     }
-    Ok(if all { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    if all {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("sandmle: {} of {} gates failed", gates.len() - gates_passed(&gates), gates.len());
+        Ok(ExitCode::from(1))
+    }
 }

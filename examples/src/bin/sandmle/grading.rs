@@ -1,64 +1,63 @@
 //! `evaluate`, `score` and `thresholds`.
 
-use crate::output::{Failure, fmt_opt, print_json, say};
+use crate::Globals;
+use crate::output::{Failure, fmt_opt, print_json, print_typed, say, to_json};
 use clap::Args;
 use sandmle_core::csv::{ReadOptions, read_csv};
 use sandmle_core::{
-    ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, MetricSpec, SubmissionRules,
-    TaskKind, TaskSpec,
+    ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, Medal, MetricSpec,
+    SubmissionRules, TaskKind, TaskSpec,
 };
 use sandmle_metrics::{Input, StandardGrader, StandardMetric};
+use serde::Serialize;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct EvaluateArgs {
-    /// The environment directory (holding `prepared/`).
+    /// The environment directory (holding `prepared/`), or a seed's name.
     #[arg(long)]
     env: PathBuf,
     /// The submission CSV.
     #[arg(long = "submission_path", alias = "submission-path")]
     submission_path: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
 }
 
-/// The report as JSON with the keys of SandMLE's evaluator contract.
-pub fn report_json(r: &GradeReport) -> serde_json::Value {
-    json!({
-        "score": r.score,
-        "score_rounded": r.score_rounded,
-        "is_lower_better": r.is_lower_better,
-        "gold_threshold": r.gold_threshold,
-        "silver_threshold": r.silver_threshold,
-        "bronze_threshold": r.bronze_threshold,
-        "median_threshold": r.median_threshold,
-        "valid_submission": r.valid_submission,
-        "medal": r.medal().map(|m| m.as_str()),
-        "gold_medal": r.gold_medal,
-        "silver_medal": r.silver_medal,
-        "bronze_medal": r.bronze_medal,
-        "any_medal": r.any_medal,
-        "above_median": r.above_median,
-        "human_rank": r.human_rank,
-        "error": r.error,
-    })
+/// The evaluator's JSON: the keys of SandMLE's `evaluator.py` contract
+/// (`score`, `is_lower_better`, the four thresholds) and MLE-bench's
+/// report, with the medal by name.
+#[derive(Serialize)]
+pub struct EvaluatorOutput<'a> {
+    #[serde(flatten)]
+    pub report: &'a GradeReport,
+    pub medal: Option<Medal>,
 }
 
-pub fn evaluate(a: &EvaluateArgs) -> Result<ExitCode, Failure> {
-    let bundle = GradingBundle::read(&a.env)?;
+impl<'a> EvaluatorOutput<'a> {
+    pub fn new(report: &'a GradeReport) -> Self {
+        EvaluatorOutput { report, medal: report.medal() }
+    }
+}
+
+/// Grades a submission file, the environment checked first: a broken
+/// environment is an exit-2 failure naming its file, never a verdict on
+/// the submission.
+pub fn evaluate(a: &EvaluateArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    let dir = crate::seeds::resolve(&a.env, g)?;
+    let bundle = GradingBundle::read(&dir)?;
     let task = bundle.grading_task();
-    StandardMetric::from_spec(&task.spec.task.metric)?;
-    let report = match StandardGrader.read_submission(&task, &a.submission_path) {
-        Ok(sub) => {
-            StandardGrader.grade_checked(&task, &sub).map_err(|e| Failure::Usage(format!("broken environment: {e}")))?
-        }
-        Err(e) => GradeReport::invalid(task.spec.task.direction, task.spec.thresholds.as_ref(), e.to_string()),
-    };
-    if a.json {
-        print_json(&report_json(&report));
+    let broken = |e: sandmle_core::Error| Failure::broken(format!("{}: {e}", dir.display()));
+    StandardGrader.check(&task).map_err(broken)?;
+    bundle.spec.require_thresholds().map_err(broken)?;
+    let report = StandardGrader.grade_file(&task, &a.submission_path).map_err(broken)?;
+    let output = to_json(&EvaluatorOutput::new(&report))?;
+    if !report.valid_submission {
+        let why = report.error.clone().unwrap_or_else(|| "invalid".into());
+        return Err(Failure::invalid(why).with_output(output));
+    }
+    if g.json {
+        print_json(&output);
     } else {
         say!("score            {}", fmt_opt(report.score));
         say!("medal            {}", report.medal().map_or("none", |m| m.as_str()));
@@ -73,16 +72,12 @@ pub fn evaluate(a: &EvaluateArgs) -> Result<ExitCode, Failure> {
         say!("above median     {}", report.above_median);
         say!("human rank       {}", fmt_opt(report.human_rank));
     }
-    match (report.valid_submission, report.error) {
-        (false, Some(e)) => Err(Failure::InvalidSubmission(e)),
-        (false, None) => Err(Failure::InvalidSubmission("unknown reason".into())),
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Args)]
 pub struct ScoreArgs {
-    /// Canonical metric name (see the sandmle-metrics catalogue).
+    /// Canonical metric name (see the metric catalogue).
     #[arg(long)]
     metric: String,
     /// `k` for `map_at_k`.
@@ -97,35 +92,38 @@ pub struct ScoreArgs {
     /// The id column.
     #[arg(long = "id-column", default_value = "id")]
     id_column: String,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
 }
 
-pub fn score(a: &ScoreArgs) -> Result<ExitCode, Failure> {
+#[derive(Serialize)]
+struct ScoreOutput<'a> {
+    metric: &'a str,
+    #[serde(flatten)]
+    report: &'a GradeReport,
+}
+
+pub fn score(a: &ScoreArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let mut metric_spec = MetricSpec::named(&a.metric);
     if let Some(k) = a.k {
         metric_spec.params.insert("k".into(), json!(k));
     }
     let metric = StandardMetric::from_spec(&metric_spec)?;
     let mut options = ReadOptions::with_id(a.id_column.clone());
-    let header = read_csv(&a.answers, &options)?;
-    let columns: Vec<String> = header.names().iter().filter(|n| **n != a.id_column).cloned().collect();
-    if !header.has_column(&a.id_column) || columns.is_empty() {
-        return Err(Failure::Usage(format!(
+    if metric.info().input == Input::LabelLists {
+        // Every column but the id is a label list: read them as text.
+        let header = read_csv(&a.answers, &options).map_err(|e| Failure::usage(e.to_string()))?;
+        for c in header.names().iter().filter(|n| **n != a.id_column) {
+            options.types.insert(c.clone(), ColumnType::Text);
+        }
+    }
+    let answers = read_csv(&a.answers, &options).map_err(|e| Failure::usage(e.to_string()))?;
+    let columns: Vec<String> = answers.names().iter().filter(|n| **n != a.id_column).cloned().collect();
+    if !answers.has_column(&a.id_column) || columns.is_empty() {
+        return Err(Failure::usage(format!(
             "{}: the answers need the id column `{}` and at least one target column",
             a.answers.display(),
             a.id_column
         )));
     }
-    let answers = if metric.info().input == Input::LabelLists {
-        for c in &columns {
-            options.types.insert(c.clone(), ColumnType::Text);
-        }
-        read_csv(&a.answers, &options)?
-    } else {
-        header
-    };
     let spec = GradingSpec {
         submission: SubmissionRules { allow_extra_columns: true, ..SubmissionRules::default() },
         ..GradingSpec::new(TaskSpec {
@@ -140,24 +138,18 @@ pub fn score(a: &ScoreArgs) -> Result<ExitCode, Failure> {
         })
     };
     let task = GradingTask { spec: &spec, answers: &answers, leaderboard: None };
-    let outcome =
-        StandardGrader.read_submission(&task, &a.submission).and_then(|sub| StandardGrader.score(&task, &sub));
-    let score = outcome.map_err(|e| {
-        if e.is_environment_fault() {
-            Failure::Usage(format!("{}: {e}", a.answers.display()))
-        } else {
-            Failure::InvalidSubmission(e.to_string())
-        }
-    })?;
-    let shown = (!score.is_nan()).then_some(score);
-    if a.json {
-        print_json(&json!({
-            "metric": a.metric,
-            "score": shown,
-            "is_lower_better": metric.info().direction.is_lower_better(),
-        }));
+    let answers_fault = |e: sandmle_core::Error| Failure::usage(format!("{}: {e}", a.answers.display()));
+    StandardGrader.check(&task).map_err(answers_fault)?;
+    let report = StandardGrader.grade_file(&task, &a.submission).map_err(answers_fault)?;
+    let output = ScoreOutput { metric: &a.metric, report: &report };
+    if !report.valid_submission {
+        let why = report.error.clone().unwrap_or_else(|| "invalid".into());
+        return Err(Failure::invalid(why).with_output(to_json(&output)?));
+    }
+    if g.json {
+        print_typed(&output)?;
     } else {
-        say!("{} = {}", a.metric, fmt_opt(shown));
+        say!("{} = {}", a.metric, fmt_opt(report.score_raw));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -167,16 +159,13 @@ pub struct ThresholdsArgs {
     /// The leaderboard CSV (a `score` column, best first).
     #[arg(long)]
     leaderboard: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
 }
 
-pub fn thresholds(a: &ThresholdsArgs) -> Result<ExitCode, Failure> {
-    let lb = Leaderboard::read(&a.leaderboard)?;
-    let t = StandardGrader.thresholds(&lb)?;
-    if a.json {
-        print_json(&serde_json::to_value(t).unwrap_or_default());
+pub fn thresholds(a: &ThresholdsArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    let lb = Leaderboard::read(&a.leaderboard).map_err(|e| Failure::usage(e.to_string()))?;
+    let t = StandardGrader.thresholds(&lb).map_err(|e| Failure::usage(e.to_string()))?;
+    if g.json {
+        print_typed(&t)?;
     } else {
         say!(
             "{} teams, {} is better: gold {}  silver {}  bronze {}  median {}",

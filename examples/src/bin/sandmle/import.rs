@@ -1,6 +1,7 @@
 //! `import`: a prepared MLE-bench competition (or a staged seed) as an
 //! environment.
 
+use crate::Globals;
 use crate::output::{Failure, say};
 use clap::Args;
 use sandmle_core::{
@@ -53,7 +54,7 @@ pub struct ImportArgs {
 
 fn parse_enum<T: serde::de::DeserializeOwned>(what: &str, value: &str) -> Result<T, Failure> {
     serde_json::from_value(serde_json::Value::String(value.to_owned()))
-        .map_err(|_| Failure::Usage(format!("unknown {what} `{value}`")))
+        .map_err(|_| Failure::usage(format!("unknown {what} `{value}`")))
 }
 
 /// The task kind a metric implies (labels: decided by the caller).
@@ -70,7 +71,7 @@ fn kind_for(input: Input, name: &str) -> TaskKind {
 }
 
 fn task_from_flags(a: &ImportArgs) -> Result<TaskSpec, Failure> {
-    let name = a.metric.clone().ok_or_else(|| Failure::Usage("give --task FILE or --metric NAME".into()))?;
+    let name = a.metric.clone().ok_or_else(|| Failure::usage("give --task FILE or --metric NAME"))?;
     let mut metric = MetricSpec::named(&name);
     if let Some(k) = a.k {
         metric.params.insert("k".into(), serde_json::json!(k));
@@ -93,17 +94,17 @@ fn task_from_flags(a: &ImportArgs) -> Result<TaskSpec, Failure> {
     })
 }
 
-pub fn import(a: &ImportArgs) -> Result<ExitCode, Failure> {
+pub fn import(a: &ImportArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let task: TaskSpec = match &a.task {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-            serde_json::from_str(&text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+            let text = std::fs::read_to_string(path).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+            serde_json::from_str(&text).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?
         }
         None => task_from_flags(a)?,
     };
     let expected: Direction = StandardMetric::from_spec(&task.metric)?.info().direction;
     if expected != task.direction {
-        return Err(Failure::Usage(format!(
+        return Err(Failure::usage(format!(
             "metric `{}` is {:?}, the task says {:?}",
             task.metric.name, expected, task.direction
         )));
@@ -116,7 +117,7 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode, Failure> {
         let scores = lb.scores();
         let flat = scores.first() == scores.last();
         if !flat && t.is_lower_better != expected.is_lower_better() {
-            return Err(Failure::Usage(format!(
+            return Err(Failure::usage(format!(
                 "the leaderboard's order says {} is better, but `{}` is {:?}",
                 if t.is_lower_better { "lower" } else { "higher" },
                 env.task().metric.name,
@@ -125,7 +126,14 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode, Failure> {
         }
         env.grading.thresholds = Some(t);
     }
+    StandardGrader
+        .check(&env.grading_task())
+        .map_err(|e| Failure::broken(format!("{}: {e}", a.competition.display())))?;
     env.write(&a.out, &WriteOptions { overwrite: a.overwrite, gzip_over_bytes: a.gzip_over })?;
-    say!("{}", a.out.display());
+    if g.json {
+        crate::output::print_json(&serde_json::json!({"env": a.out, "id": env.id()?}));
+    } else {
+        say!("{}", a.out.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

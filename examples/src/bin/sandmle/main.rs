@@ -1,8 +1,10 @@
 //! `sandmle`: grade, score, import, run and generate SandMLE environments.
 //!
-//! Every subcommand prints JSON on stdout with `--json` and human text
-//! otherwise; errors go to stderr with a non-zero exit code: 1 for an
-//! invalid submission, 2 for bad arguments or a broken environment.
+//! Every subcommand prints one JSON object on stdout with `--json` — its
+//! result, or `{"error": {"kind", "message"}}` for any failure — and human
+//! text otherwise; messages go to stderr, one bounded line. Exit codes: 0
+//! success, 1 the submission or solution is at fault, 2 bad arguments or a
+//! broken environment.
 
 mod generate;
 mod grading;
@@ -10,14 +12,25 @@ mod import;
 mod output;
 mod run;
 mod sandbox;
+mod seeds;
 
 use clap::{Parser, Subcommand};
+use output::{Failure, Kind};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// SandMLE-rs command line.
 #[derive(Parser)]
 #[command(name = "sandmle", version, about = "Micro-scale ML engineering environments: grade, import, run, generate")]
 struct Cli {
+    /// Print one JSON object on stdout for every outcome, failures included.
+    #[arg(long, global = true)]
+    json: bool,
+    /// The folder of bundled seed environments, so that `--env` and
+    /// `--seed-env` take a seed's name (default: `examples/seeds` of the
+    /// repository checkout the command runs in).
+    #[arg(long, global = true, value_name = "DIR")]
+    seeds: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -43,26 +56,49 @@ enum Command {
     Synthesize(generate::SynthesizeArgs),
     /// Run the verification gates on an environment.
     Verify(generate::VerifyArgs),
+    /// List the bundled seed environments.
+    Seeds,
+}
+
+/// What every subcommand is given besides its own arguments.
+pub struct Globals {
+    /// `--json`.
+    pub json: bool,
+    /// `--seeds`.
+    pub seeds: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let wants_json = std::env::args().any(|a| a == "--json");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            // Help and version go to stdout, exit 0.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("bad arguments");
+            let first = first.trim_start_matches("error: ");
+            return Failure::new(Kind::BadArguments, format!("{first} (see `sandmle --help`)")).report(wants_json);
+        }
+    };
+    let g = Globals { json: cli.json, seeds: cli.seeds };
     let result = match cli.command {
-        Command::Evaluate(a) => grading::evaluate(&a),
-        Command::Score(a) => grading::score(&a),
-        Command::Thresholds(a) => grading::thresholds(&a),
-        Command::Import(a) => import::import(&a),
-        Command::Run(a) => run::run(&a),
-        Command::Panel(a) => run::panel(&a),
-        Command::Shrink(a) => generate::shrink(&a),
-        Command::Synthesize(a) => generate::synthesize(&a),
-        Command::Verify(a) => generate::verify(&a),
+        Command::Evaluate(a) => grading::evaluate(&a, &g),
+        Command::Score(a) => grading::score(&a, &g),
+        Command::Thresholds(a) => grading::thresholds(&a, &g),
+        Command::Import(a) => import::import(&a, &g),
+        Command::Run(a) => run::run(&a, &g),
+        Command::Panel(a) => run::panel(&a, &g),
+        Command::Shrink(a) => generate::shrink(&a, &g),
+        Command::Synthesize(a) => generate::synthesize(&a, &g),
+        Command::Verify(a) => generate::verify(&a, &g),
+        Command::Seeds => seeds::list(&g),
     };
     match result {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("sandmle: {e}");
-            ExitCode::from(e.exit_code())
-        }
+        Err(failure) => failure.report(g.json),
     }
 }

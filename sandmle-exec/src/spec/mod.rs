@@ -18,7 +18,16 @@
 //! Steps run in order; each is fitted on the training rows and applied to
 //! training and test rows alike. Unknown fields are errors, so a typo in a
 //! spec is caught rather than silently ignored.
+//!
+//! A spec is checked once, before anything runs, into a [`CheckedPipeline`]
+//! (every hyper-parameter in range, every size within its cap); only a
+//! checked pipeline can be run, so the models never re-check their
+//! parameters and a bad spec never reaches them.
 
+mod check;
+
+pub use check::CheckedPipeline;
+use sandmle_core::bounded;
 use serde::{Deserialize, Serialize};
 
 /// The most trees a forest may have.
@@ -314,22 +323,17 @@ fn default_kernel() -> Kernel {
 }
 
 impl ModelSpec {
-    /// The model's `type` name.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            ModelSpec::Constant { .. } => "constant",
-            ModelSpec::LogisticRegression { .. } => "logistic_regression",
-            ModelSpec::LinearRegression => "linear_regression",
-            ModelSpec::Ridge { .. } => "ridge",
-            ModelSpec::Lasso { .. } => "lasso",
-            ModelSpec::ElasticNet { .. } => "elastic_net",
-            ModelSpec::DecisionTree { .. } => "decision_tree",
-            ModelSpec::RandomForest { .. } => "random_forest",
-            ModelSpec::HistForest { .. } => "hist_forest",
-            ModelSpec::Knn { .. } => "knn",
-            ModelSpec::GaussianNb { .. } => "gaussian_nb",
-            ModelSpec::MultinomialNb { .. } => "multinomial_nb",
-            ModelSpec::Svm { .. } => "svm",
+    /// The model's `type` name, as serde writes it (`"hist_forest"`, ...).
+    pub fn type_name(&self) -> String {
+        // Serialising a model spec cannot fail: it holds no maps, and
+        // serde_json writes non-finite floats as null. The test
+        // `type_names_are_serde_tags` checks every variant.
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(fields)) => match fields.get("type") {
+                Some(serde_json::Value::String(name)) => name.clone(),
+                _ => String::from("model"),
+            },
+            _ => String::from("model"),
         }
     }
 }
@@ -352,46 +356,14 @@ impl PipelineSpec {
         }
     }
 
-    /// Parses a spec from JSON and checks its sizes ([`PipelineSpec::check`]).
+    /// Parses a spec from JSON and checks it ([`PipelineSpec::check`]).
     ///
     /// # Errors
     /// [`crate::Error::Spec`] with serde's message (unknown fields included),
     /// or [`crate::Error::BadParameter`].
-    pub fn from_json(value: &serde_json::Value) -> crate::Result<Self> {
-        let spec: PipelineSpec =
-            serde_json::from_value(value.clone()).map_err(|e| crate::Error::Spec { reason: e.to_string() })?;
-        spec.check()?;
-        Ok(spec)
-    }
-
-    /// Checks the sizes a spec asks for, so that a hostile or mistaken spec
-    /// cannot exhaust memory or time: at most [`crate::MAX_TREES`] trees,
-    /// [`crate::MAX_TEXT_FEATURES`] hash buckets and [`crate::MAX_LEVELS`] one-hot levels.
-    ///
-    /// # Errors
-    /// [`crate::Error::BadParameter`].
-    pub fn check(&self) -> crate::Result<()> {
-        let too_big = |model: &'static str, param: &'static str, max: usize| crate::Error::BadParameter {
-            model,
-            param,
-            reason: format!("must be at most {max}"),
-        };
-        for step in &self.steps {
-            match step {
-                Step::Text { n_features: Some(n), .. } if *n > MAX_TEXT_FEATURES => {
-                    return Err(too_big("text", "n_features", MAX_TEXT_FEATURES));
-                }
-                Step::Encode { max_levels: Some(n), .. } if *n > MAX_LEVELS => {
-                    return Err(too_big("encode", "max_levels", MAX_LEVELS));
-                }
-                _ => {}
-            }
-        }
-        match &self.model {
-            ModelSpec::RandomForest { n_trees, .. } | ModelSpec::HistForest { n_trees, .. } if *n_trees > MAX_TREES => {
-                Err(too_big(self.model.type_name(), "n_trees", MAX_TREES))
-            }
-            _ => Ok(()),
-        }
+    pub fn from_json(value: &serde_json::Value) -> crate::Result<CheckedPipeline> {
+        let spec: PipelineSpec = serde_json::from_value(value.clone())
+            .map_err(|e| crate::Error::Spec { reason: bounded(&e.to_string()) })?;
+        spec.check()
     }
 }

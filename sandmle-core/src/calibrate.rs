@@ -1,0 +1,32 @@
+//! [`calibrate`]: the one path from a candidate environment to a checked
+//! one — baseline panel, reference leaderboard, medal thresholds, gates —
+//! through the ports alone, so the generator, the command line and the
+//! examples cannot drift apart.
+
+use crate::environment::Environment;
+use crate::error::Result;
+use crate::ports::{BaselinePanel, GateResult, Grader, Verifier};
+
+/// Calibrates `env` in place and verifies it: checks that it can be graded
+/// at all ([`Grader::check`]), runs the baseline `panel` for its reference
+/// leaderboard, derives the medal thresholds from it with `grader`, stores
+/// both in the environment, then runs `verifier`'s gates.
+///
+/// Whether the environment is worth keeping is the gates' verdict: a
+/// candidate is kept when every returned gate passed.
+///
+/// # Errors
+/// A broken environment ([`crate::Error::BrokenEnvironment`]), a panel that
+/// produced no valid submission, or a verifier that could not run.
+pub fn calibrate(
+    env: &mut Environment,
+    panel: &dyn BaselinePanel,
+    grader: &dyn Grader,
+    verifier: &dyn Verifier,
+) -> Result<Vec<GateResult>> {
+    grader.check(&env.grading_task())?;
+    let leaderboard = panel.leaderboard(env, grader)?;
+    env.grading.thresholds = Some(grader.thresholds(&leaderboard)?);
+    env.leaderboard = Some(leaderboard);
+    verifier.verify(env)
+}
