@@ -9,6 +9,11 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// A `usize` argument within `range` (a usage error, exit 2, beyond it).
+fn usize_in(range: std::ops::RangeInclusive<u64>) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(range)
+}
+
 #[derive(Args)]
 pub struct ShrinkArgs {
     /// The seed environment.
@@ -18,7 +23,7 @@ pub struct ShrinkArgs {
     #[arg(long)]
     seed: u64,
     /// Training rows of the micro task (50 to 200).
-    #[arg(long = "train-rows", default_value_t = 200)]
+    #[arg(long = "train-rows", default_value_t = 200, value_parser = usize_in(crate::caps::TRAIN_ROWS))]
     train_rows: usize,
     /// Where to write the environment (a directory `<out>/<env-id>`).
     #[arg(long)]
@@ -66,8 +71,8 @@ pub struct SynthesizeArgs {
     /// The seed environment whose DNA the candidates take.
     #[arg(long = "seed-env")]
     seed_env: PathBuf,
-    /// Candidates to synthesize.
-    #[arg(long)]
+    /// Candidates to synthesize (1 to 10,000).
+    #[arg(long, value_parser = usize_in(1..=crate::caps::MAX_CANDIDATES))]
     count: usize,
     /// The seed of the run.
     #[arg(long)]

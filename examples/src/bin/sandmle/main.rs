@@ -4,6 +4,7 @@
 //! otherwise; errors go to stderr with a non-zero exit code: 1 for an
 //! invalid submission, 2 for bad arguments or a broken environment.
 
+mod caps;
 mod generate;
 mod grading;
 mod import;

@@ -25,6 +25,11 @@ pub struct RunArgs {
     /// The directory of the program's files (with --command).
     #[arg(long = "code-dir")]
     code_dir: Option<PathBuf>,
+    /// Run the program WITHOUT a sandbox, as this user (with --command):
+    /// only for trusted programs; warns on every run. Without this flag a
+    /// machine where the sandbox cannot be created refuses the run (exit 2).
+    #[arg(long)]
+    unsandboxed: bool,
     /// Wall-clock limit in seconds (with --command).
     #[arg(long, default_value_t = 300.0)]
     timeout: f64,
@@ -46,14 +51,16 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, Failure> {
     let read_env = start.elapsed();
     let (submission, mut timings, extra) = match (&a.pipeline, &a.command) {
         (Some(path), None) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+            let text = sandmle_core::read_regular_string(path, sandmle_core::MAX_JSON_BYTES)?;
             let value: serde_json::Value =
                 serde_json::from_str(&text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
             let spec = PipelineSpec::from_json(&value).map_err(|e| Failure::Usage(e.to_string()))?;
             let run = PipelineExecutor.run(&spec, &env.public_view()).map_err(|e| Failure::Usage(e.to_string()))?;
             (run.submission, run.timings, json!({"executor": "pipeline", "spec": spec.name}))
         }
-        (None, Some(command)) => crate::sandbox::run_program(&env, command, a.code_dir.as_deref(), a.timeout)?,
+        (None, Some(command)) => {
+            crate::sandbox::run_program(&env, command, a.code_dir.as_deref(), a.timeout, a.unsandboxed)?
+        }
         _ => return Err(Failure::Usage("give --pipeline SPEC.json or --command CMD --code-dir DIR".into())),
     };
     timings.phases.insert(0, ("read_env".into(), read_env.as_micros() as u64));
@@ -88,7 +95,7 @@ pub struct PanelArgs {
     #[arg(long)]
     env: PathBuf,
     /// Fit on at most this many training rows (a deterministic subsample).
-    #[arg(long = "max-train-rows", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..))]
+    #[arg(long = "max-train-rows", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..=crate::caps::MAX_PANEL_ROWS))]
     max_train_rows: u64,
     /// Write the leaderboard and its thresholds into the environment.
     #[arg(long)]

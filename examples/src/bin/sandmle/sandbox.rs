@@ -1,9 +1,11 @@
-//! `run --command`: an agent's program through the process executor
-//! (sandboxed by bubblewrap where it works; a warning on stderr otherwise).
+//! `run --command`: an agent's program through the process executor,
+//! inside bubblewrap; a machine where the sandbox cannot be created refuses
+//! the run (exit 2) unless `--unsandboxed` asks for running without it
+//! (the executor then warns on stderr on every run).
 
 use crate::output::Failure;
 use sandmle_core::{Environment, ExecStatus, Program, Table, Timings};
-use sandmle_exec::ProcessExecutor;
+use sandmle_exec::{ProcessExecutor, SandboxMode};
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -15,6 +17,7 @@ pub fn run_program(
     command: &str,
     code_dir: Option<&Path>,
     timeout: f64,
+    unsandboxed: bool,
 ) -> Result<(Table, Timings, serde_json::Value), Failure> {
     let code_dir = code_dir.ok_or_else(|| Failure::Usage("--command needs --code-dir".into()))?;
     const WEEK: f64 = 7.0 * 24.0 * 3600.0;
@@ -27,8 +30,9 @@ pub fn run_program(
         code_dir: code_dir.to_path_buf(),
         timeout,
     };
-    let out =
-        ProcessExecutor::default().run(&program, &env.public_view()).map_err(|e| Failure::Usage(e.to_string()))?;
+    let sandbox = if unsandboxed { SandboxMode::Unsandboxed } else { SandboxMode::Required };
+    let executor = ProcessExecutor { sandbox, ..ProcessExecutor::default() };
+    let out = executor.run(&program, &env.public_view()).map_err(|e| Failure::Usage(e.to_string()))?;
     let summary = json!({
         "executor": "process",
         "status": out.status,
