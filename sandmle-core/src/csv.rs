@@ -36,6 +36,31 @@ pub const MISSING_TOKENS: &[&str] = &[
     "NULL", "NaN", "None", "n/a", "nan", "null",
 ];
 
+/// Bounds on what a CSV reader accepts, so that a hostile file costs time
+/// and memory linear in its size and no more than these caps allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvLimits {
+    /// The largest file, in bytes (for gzip input: the decompressed
+    /// content). Default [`crate::DEFAULT_MAX_READ_BYTES`], 4 GiB.
+    pub max_bytes: u64,
+    /// The most columns a header may have. Default 100,000.
+    pub max_columns: usize,
+    /// The longest field, in bytes. Default 16 MiB.
+    pub max_field_bytes: usize,
+}
+
+impl CsvLimits {
+    /// The default caps (see the fields).
+    pub const DEFAULT: CsvLimits =
+        CsvLimits { max_bytes: crate::fsutil::DEFAULT_MAX_READ_BYTES, max_columns: 100_000, max_field_bytes: 16 << 20 };
+}
+
+impl Default for CsvLimits {
+    fn default() -> Self {
+        CsvLimits::DEFAULT
+    }
+}
+
 /// How to read a CSV file.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
@@ -43,17 +68,19 @@ pub struct ReadOptions {
     pub id_column: Option<String>,
     /// Column types that override inference.
     pub types: BTreeMap<String, ColumnType>,
+    /// Size, column and field caps.
+    pub limits: CsvLimits,
 }
 
 impl ReadOptions {
     /// Options with the given id column.
     pub fn with_id(id_column: impl Into<String>) -> Self {
-        ReadOptions { id_column: Some(id_column.into()), types: BTreeMap::new() }
+        ReadOptions { id_column: Some(id_column.into()), ..ReadOptions::default() }
     }
 
     /// Options that fix every column's type to the given schema.
     pub fn with_schema(schema: &[(String, ColumnType)]) -> Self {
-        ReadOptions { id_column: None, types: schema.iter().cloned().collect() }
+        ReadOptions { types: schema.iter().cloned().collect(), ..ReadOptions::default() }
     }
 }
 
@@ -83,14 +110,18 @@ fn is_missing(s: &str) -> bool {
     )
 }
 
-/// Reads a CSV file (plain or gzip).
+/// Reads a CSV file (plain or gzip). The path must name a regular file
+/// (see [`crate::read_regular`]: a FIFO or a device is refused without
+/// blocking) within [`CsvLimits::max_bytes`].
 ///
 /// # Errors
-/// [`Error::Io`] if the file cannot be read, [`Error::Csv`] naming the line
-/// and column of a malformed record or a value that does not fit its type.
+/// [`Error::Io`] if the file cannot be read, [`Error::NotRegularFile`],
+/// [`Error::FileTooLarge`], [`Error::TooManyColumns`],
+/// [`Error::FieldTooLong`], [`Error::Csv`] naming the line and column of a
+/// malformed record or a value that does not fit its type.
 pub fn read_csv(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Table> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::fsutil::read_regular(path, options.limits.max_bytes)?;
     read_csv_bytes(&bytes, path, options)
 }
 
@@ -100,16 +131,26 @@ pub fn read_csv(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Table> 
 /// As [`read_csv`].
 pub fn read_csv_bytes(bytes: &[u8], origin: impl AsRef<Path>, options: &ReadOptions) -> Result<Table> {
     let origin = origin.as_ref();
+    let max = options.limits.max_bytes;
+    let too_large = |size: usize| Error::FileTooLarge {
+        path: origin.to_path_buf(),
+        size: u64::try_from(size).unwrap_or(u64::MAX),
+        limit: max,
+    };
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max {
+        return Err(too_large(bytes.len()));
+    }
     let decompressed;
     let mut data = bytes;
     if data.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(data).read_to_end(&mut out).map_err(|e| Error::Csv {
-            path: origin.to_path_buf(),
-            line: 0,
-            column: None,
-            reason: format!("bad gzip stream: {e}"),
+        // Bounded: a small gzip bomb must not expand past the limit.
+        flate2::read::MultiGzDecoder::new(data).take(max.saturating_add(1)).read_to_end(&mut out).map_err(|e| {
+            Error::Csv { path: origin.to_path_buf(), line: 0, column: None, reason: format!("bad gzip stream: {e}") }
         })?;
+        if u64::try_from(out.len()).unwrap_or(u64::MAX) > max {
+            return Err(too_large(out.len()));
+        }
         decompressed = out;
         data = &decompressed;
     }
@@ -133,14 +174,31 @@ struct Parser<'a> {
     header: Vec<String>,
     fixed: Vec<Option<ColumnType>>,
     id_index: Option<usize>,
+    max_field: usize,
 }
 
 impl<'a> Parser<'a> {
     fn new(data: &'a [u8], origin: &Path, options: &ReadOptions) -> Result<Self> {
         let mut rdr = reader(data);
-        let header = rdr
-            .byte_headers()
-            .map_err(|e| csv_error(origin, &e, None))?
+        let limits = options.limits;
+        let raw = rdr.byte_headers().map_err(|e| csv_error(origin, &e, None))?;
+        if raw.len() > limits.max_columns {
+            return Err(Error::TooManyColumns {
+                path: origin.to_path_buf(),
+                found: raw.len(),
+                limit: limits.max_columns,
+            });
+        }
+        if let Some((i, h)) = raw.iter().enumerate().find(|(_, h)| h.len() > limits.max_field_bytes) {
+            return Err(Error::FieldTooLong {
+                path: origin.to_path_buf(),
+                line: 1,
+                column: format!("#{}", i + 1),
+                length: h.len(),
+                limit: limits.max_field_bytes,
+            });
+        }
+        let header = raw
             .iter()
             .enumerate()
             .map(|(i, h)| {
@@ -157,7 +215,7 @@ impl<'a> Parser<'a> {
             return Err(Error::Csv {
                 path: origin.to_path_buf(),
                 line: 1,
-                column: Some(dup.clone()),
+                column: Some(crate::bounded(dup)),
                 reason: "duplicate column name".into(),
             });
         }
@@ -167,7 +225,7 @@ impl<'a> Parser<'a> {
             .enumerate()
             .map(|(i, h)| if Some(i) == id_index { Some(ColumnType::Text) } else { options.types.get(h).copied() })
             .collect();
-        Ok(Parser { data, origin: origin.to_path_buf(), header, fixed, id_index })
+        Ok(Parser { data, origin: origin.to_path_buf(), header, fixed, id_index, max_field: limits.max_field_bytes })
     }
 
     fn parse(self) -> Result<Table> {
@@ -246,6 +304,19 @@ impl<'a> Parser<'a> {
                             reason: format!("{} fields, the header has {}", record.len(), self.header.len()),
                         });
                     }
+                    // One comparison per record in the common case: no
+                    // field can be longer than the whole record.
+                    if record.as_slice().len() > self.max_field {
+                        if let Some((j, field)) = record.iter().enumerate().find(|(_, f)| f.len() > self.max_field) {
+                            return Err(Error::FieldTooLong {
+                                path: self.origin.clone(),
+                                line,
+                                column: crate::bounded(&self.header[j]),
+                                length: field.len(),
+                                limit: self.max_field,
+                            });
+                        }
+                    }
                     f(line, &record)?;
                 }
                 Err(e) => return Err(csv_error(&self.origin, &e, None)),
@@ -272,7 +343,12 @@ impl<'a> Parser<'a> {
     }
 
     fn field_error(&self, line: u64, j: usize, reason: &str) -> Error {
-        Error::Csv { path: self.origin.clone(), line, column: Some(self.header[j].clone()), reason: reason.to_owned() }
+        Error::Csv {
+            path: self.origin.clone(),
+            line,
+            column: Some(crate::bounded(&self.header[j])),
+            reason: reason.to_owned(),
+        }
     }
 }
 
@@ -403,6 +479,39 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(String::from_utf8(to_csv_bytes(&t).unwrap()).unwrap(), "id,x\n\"a,b\",0.1\n,\n");
+    }
+
+    #[test]
+    fn column_and_field_caps_are_typed_errors() {
+        let limits = CsvLimits { max_columns: 3, max_field_bytes: 5, ..CsvLimits::DEFAULT };
+        let o = ReadOptions { limits, ..ReadOptions::default() };
+        let e = read_csv_bytes(b"a,b,c,d\n1,2,3,4\n", "f.csv", &o).unwrap_err();
+        assert!(matches!(e, Error::TooManyColumns { found: 4, limit: 3, .. }), "{e}");
+        let e = read_csv_bytes(b"a,b\n1,123456\n", "f.csv", &o).unwrap_err();
+        assert!(matches!(e, Error::FieldTooLong { line: 2, length: 6, ref column, .. } if column == "b"), "{e}");
+        let e = read_csv_bytes(b"a,bbbbbb\n1,2\n", "f.csv", &o).unwrap_err();
+        assert!(matches!(e, Error::FieldTooLong { line: 1, .. }), "{e}");
+        let o = ReadOptions { limits: CsvLimits { max_bytes: 100, ..CsvLimits::DEFAULT }, ..ReadOptions::default() };
+        let bomb = gzip(&vec![b'1'; 10_000]).unwrap();
+        assert!(matches!(read_csv_bytes(&bomb, "z.gz", &o), Err(Error::FileTooLarge { limit: 100, .. })));
+    }
+
+    #[test]
+    fn a_two_million_column_header_is_refused_quickly() {
+        let mut header = (0..2_000_000).map(|i| format!("c{i}")).collect::<Vec<_>>().join(",");
+        header.push('\n');
+        let e = read_csv_bytes(header.as_bytes(), "wide.csv", &ReadOptions::default()).unwrap_err();
+        assert!(matches!(e, Error::TooManyColumns { found: 2_000_000, .. }), "{e}");
+        // Under the cap, wide tables read in time linear in their width.
+        let wide = (0..100_000).map(|i| format!("c{i}")).collect::<Vec<_>>().join(",");
+        let t = read_csv_bytes(
+            format!("{wide}\n{}\n", vec!["1"; 100_000].join(",")).as_bytes(),
+            "w",
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.n_cols(), 100_000);
+        assert_eq!(t.index_of("c99999"), Some(99_999));
     }
 
     #[test]

@@ -40,6 +40,60 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// A path to read names a FIFO, a device, a socket or a directory
+    /// instead of a regular file (refused before it could block the reader).
+    #[error("{}: is {kind}, not a regular file", path.display())]
+    NotRegularFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is (`"a FIFO"`, `"a character device"`, ...).
+        kind: &'static str,
+    },
+    /// A file to read is over its size limit (for a gzip file: its
+    /// decompressed content).
+    #[error("{}: {size} bytes or more, over the limit of {limit}", path.display())]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size, or the bytes read when the limit was passed.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// A CSV header has more columns than [`crate::csv::CsvLimits::max_columns`].
+    #[error("{}: {found} columns, over the limit of {limit}", path.display())]
+    TooManyColumns {
+        /// The file.
+        path: PathBuf,
+        /// Columns in the header.
+        found: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A CSV field is longer than [`crate::csv::CsvLimits::max_field_bytes`].
+    #[error("{}:{line}: column `{column}`: a field of {length} bytes, over the limit of {limit}", path.display())]
+    FieldTooLong {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the record.
+        line: u64,
+        /// The column (or `#n` for a header field).
+        column: String,
+        /// The field's length in bytes.
+        length: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A write was refused because it would replace something this crate
+    /// did not write: a device, a link, a directory that is no environment,
+    /// or a file inside an environment's `prepared/` folder.
+    #[error("refusing to write {}: it {reason}", path.display())]
+    UnsafeOutput {
+        /// The destination asked for.
+        path: PathBuf,
+        /// Why it is refused.
+        reason: String,
+    },
     /// A column was looked up by a name the table does not have.
     #[error("no column named `{name}`")]
     ColumnNotFound {

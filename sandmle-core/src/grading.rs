@@ -93,13 +93,17 @@ impl Leaderboard {
     /// names the row). Rows must already be best first: scores that go up
     /// and down are refused, since the direction is read from the order.
     ///
+    /// The file must be a regular file of at most
+    /// [`crate::MAX_JSON_BYTES`] (a FIFO or a device is refused, never
+    /// read).
+    ///
     /// # Errors
-    /// [`Error::Io`], [`Error::Csv`] or [`Error::InvalidLeaderboard`] (no
-    /// `score` column, no rows, a score that is not a finite number, or
-    /// rows out of order).
+    /// [`Error::Io`], [`Error::NotRegularFile`], [`Error::FileTooLarge`],
+    /// [`Error::Csv`] or [`Error::InvalidLeaderboard`] (no `score` column,
+    /// no rows, a score that is not a finite number, or rows out of order).
     pub fn read(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bytes = crate::fsutil::read_regular(path, crate::fsutil::MAX_JSON_BYTES)?;
         Self::from_csv_bytes(&bytes, path)
     }
 

@@ -19,6 +19,10 @@
 //!   ports alone.
 //! - The [metric catalogue](METRICS): every metric's direction, input,
 //!   family and parameters, in one place.
+//! - [`read_regular`], [`write_atomic`], [`check_output_file`]: bounded
+//!   reads that never block on a FIFO or device, and writes that never
+//!   replace what this crate did not write; [`scratch`]: temporary
+//!   directories reclaimed once their owner is dead.
 //! - [`rng_for`]: the seeded ChaCha8 generator every random choice uses.
 //!
 //! ```
@@ -50,6 +54,7 @@ mod message;
 mod ports;
 mod provenance;
 mod rng;
+pub mod scratch;
 pub mod stats;
 mod table;
 mod task;
@@ -65,7 +70,10 @@ pub use environment::{
     Environment, GradingBundle, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,
 };
 pub use error::{Error, Result};
-pub use fsutil::{sha256_hex, write_atomic};
+pub use fsutil::{
+    DEFAULT_MAX_READ_BYTES, MAX_JSON_BYTES, check_output_dir, check_output_file, read_regular, read_regular_string,
+    sha256_hex, write_atomic,
+};
 pub use grading::{
     GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank, round5,
 };

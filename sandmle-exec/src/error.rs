@@ -131,6 +131,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The sandbox is required but cannot be created on this machine
+    /// (bubblewrap is missing, broken, or refused by the kernel): the
+    /// system's fault, not the program's, which was not run.
+    #[error("no sandbox: {reason}; the program was not run (opt out with the unsandboxed mode only if you trust it)")]
+    SandboxUnavailable {
+        /// Why, with bubblewrap's own message.
+        reason: String,
+    },
     /// The sandbox could not be set up.
     #[error("sandbox: {reason}")]
     Sandbox {

@@ -8,9 +8,13 @@
 //! - [`Panel`]: the versioned baseline panel, weak to strong, whose
 //!   graded scores form an environment's reference leaderboard;
 //! - [`ProcessExecutor`]: runs an agent's own program in a fresh
-//!   workspace holding only public files, under bubblewrap where available,
-//!   with a wall-clock limit on the whole process group and memory and
-//!   output limits.
+//!   workspace holding only public files, inside bubblewrap — required by
+//!   default: a machine where the sandbox cannot be created refuses the run
+//!   ([`Error::SandboxUnavailable`]) unless [`SandboxMode::Unsandboxed`] is
+//!   asked for — with only descriptors 0–2, a minimal `/etc` and `/dev`,
+//!   capped `/tmp` and `/dev/shm`, a wall-clock limit on the whole process
+//!   group, and memory, process-count, file-size, workspace and output
+//!   limits.
 //!
 //! Both executors implement core's [`sandmle_core::Executor`] and the panel
 //! implements [`sandmle_core::BaselinePanel`]; grading reaches this crate

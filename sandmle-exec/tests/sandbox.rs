@@ -2,8 +2,10 @@
 //!
 //! With bubblewrap (installed by `.ci/run`; `SANDMLE_REQUIRE_BWRAP=1` makes
 //! its absence a failure) a program that hunts for the answers must not
-//! score better than chance. Without it, the same program finds them —
-//! which is what the executor's `isolation` field then says.
+//! score better than chance. Without it (only when explicitly asked for),
+//! the same program finds them — which is what the executor's `isolation`
+//! field then says. `tests/doors.rs` holds one test per door of the threat
+//! model.
 
 use sandmle_core::testing::tiny_environment;
 use sandmle_core::{Environment, ExecStatus, Execution, Grader, Program, WriteOptions};
@@ -32,7 +34,7 @@ fn program(dir: &Path, script: &str, timeout: Duration) -> Program {
 
 fn run(mode: SandboxMode, limits: Limits, env: &Environment, script: &str, timeout: Duration) -> Execution {
     let code = tempfile::tempdir().unwrap();
-    let exec = ProcessExecutor { limits, sandbox: mode };
+    let exec = ProcessExecutor { limits, sandbox: mode, ..ProcessExecutor::default() };
     exec.run(&program(code.path(), script, timeout), &env.public_view()).unwrap()
 }
 
@@ -62,7 +64,7 @@ fn a_program_hunting_for_answers_scores_no_better_than_chance_in_the_sandbox() {
     env.write(stash.path().join("env"), &WriteOptions::default()).unwrap();
 
     // Unsandboxed, the thief finds the answers: the test has teeth.
-    let open = run(SandboxMode::Off, Limits::default(), &env, THIEF, Duration::from_secs(120));
+    let open = run(SandboxMode::Unsandboxed, Limits::default(), &env, THIEF, Duration::from_secs(120));
     assert!(open.isolation.starts_with("none"), "{}", open.isolation);
     let r = StandardGrader.grade(&env.grading_task(), open.submission.as_ref().unwrap()).unwrap();
     assert_eq!(r.score, Some(1.0), "without a sandbox the answers are reachable");
@@ -105,7 +107,7 @@ fn no_survivors_after_timeout(mode: SandboxMode, script: &str, marker: &str) {
 fn sleeping_children_are_gone_within_a_second_of_the_timeout() {
     // Without a sandbox the process group is killed.
     no_survivors_after_timeout(
-        SandboxMode::Off,
+        SandboxMode::Unsandboxed,
         "sleep 4242 & sleep 4243 & (sleep 4244 &) ; sleep 4245\n",
         "sleep 424",
     );
@@ -125,7 +127,7 @@ fn a_memory_hog_is_stopped_and_reported() {
     let limits = Limits { address_space: 512 << 20, ..Limits::default() };
     let hog = "awk 'BEGIN { s = \"x\"; while (1) s = s s }'\ncp sample_submission.csv submission.csv\n";
     let hog = hog.replace("\ncp", " && cp");
-    for mode in [SandboxMode::Off, SandboxMode::Required] {
+    for mode in [SandboxMode::Unsandboxed, SandboxMode::Required] {
         if mode == SandboxMode::Required && !bwrap_or_skip() {
             continue;
         }
@@ -140,7 +142,7 @@ fn a_huge_file_is_stopped_at_the_size_limit() {
     let env = tiny_environment();
     let limits = Limits { file_size: 10 << 20, ..Limits::default() };
     let script = "head -c 5000000000 /dev/zero > big.bin\ncp sample_submission.csv submission.csv\n";
-    for mode in [SandboxMode::Off, SandboxMode::Required] {
+    for mode in [SandboxMode::Unsandboxed, SandboxMode::Required] {
         if mode == SandboxMode::Required && !bwrap_or_skip() {
             continue;
         }
@@ -157,7 +159,7 @@ fn a_program_ignoring_the_size_signal_is_still_reported() {
     let env = tiny_environment();
     let limits = Limits { file_size: 10 << 20, ..Limits::default() };
     let script = "python3 -c \"open('big.bin', 'wb').write(b'0' * 50000000)\"\n";
-    let out = run(SandboxMode::Off, limits, &env, script, Duration::from_secs(60));
+    let out = run(SandboxMode::Unsandboxed, limits, &env, script, Duration::from_secs(60));
     assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{}", out.stderr_tail);
 }
 
@@ -170,7 +172,7 @@ fn links_fifos_and_gzip_are_not_read_as_submissions() {
         "gzip -c sample_submission.csv > submission.csv\n",
     ] {
         let start = Instant::now();
-        let out = run(SandboxMode::Off, Limits::default(), &env, script, Duration::from_secs(30));
+        let out = run(SandboxMode::Unsandboxed, Limits::default(), &env, script, Duration::from_secs(30));
         assert!(matches!(out.status, ExecStatus::Failed { .. }), "{script}: {:?}", out.status);
         assert!(out.submission.is_none());
         assert!(start.elapsed() < Duration::from_secs(10), "{script}");
@@ -181,7 +183,7 @@ fn links_fifos_and_gzip_are_not_read_as_submissions() {
 fn the_program_sees_no_host_environment_variables() {
     let env = tiny_environment();
     let out = run(
-        SandboxMode::Off,
+        SandboxMode::Unsandboxed,
         Limits::default(),
         &env,
         "env; cp sample_submission.csv submission.csv\n",
@@ -200,7 +202,7 @@ fn the_program_sees_no_host_environment_variables() {
 #[test]
 fn a_well_behaved_program_is_graded() {
     let env = breast_cancer();
-    for mode in [SandboxMode::Off, SandboxMode::Required] {
+    for mode in [SandboxMode::Unsandboxed, SandboxMode::Required] {
         if mode == SandboxMode::Required && !bwrap_or_skip() {
             continue;
         }
@@ -216,8 +218,8 @@ fn a_well_behaved_program_is_graded() {
         let r = StandardGrader.grade(&env.grading_task(), out.submission.as_ref().unwrap()).unwrap();
         assert_eq!(r.score, Some(0.5));
     }
-    let out = run(SandboxMode::Off, Limits::default(), &env, "exit 3\n", Duration::from_secs(30));
+    let out = run(SandboxMode::Unsandboxed, Limits::default(), &env, "exit 3\n", Duration::from_secs(30));
     assert!(matches!(out.status, ExecStatus::Failed { .. }));
-    let out = run(SandboxMode::Off, Limits::default(), &env, "true\n", Duration::from_secs(30));
+    let out = run(SandboxMode::Unsandboxed, Limits::default(), &env, "true\n", Duration::from_secs(30));
     assert!(matches!(out.status, ExecStatus::Failed { ref reason } if reason.contains("no submission.csv")));
 }

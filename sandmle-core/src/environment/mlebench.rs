@@ -79,10 +79,13 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
         }
     };
     let description_path = public.join("description.md");
-    let description = std::fs::read_to_string(&description_path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::MissingFile { path: description_path.clone() },
-        _ => Error::io(&description_path, e),
-    })?;
+    let description =
+        crate::fsutil::read_regular_string(&description_path, crate::fsutil::MAX_JSON_BYTES).map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                Error::MissingFile { path: description_path.clone() }
+            }
+            other => other,
+        })?;
     let train = read(public.join(&import.train_file), &opts)?;
     // Test features take the training features' types (see `Environment::read`).
     let test_options = ReadOptions {
@@ -92,6 +95,7 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
             .into_iter()
             .filter(|(n, _)| *n != task.id_column && !task.target_columns.contains(n))
             .collect(),
+        ..ReadOptions::default()
     };
     let test = read(public.join(&import.test_file), &test_options)?.without(&task.target_columns);
     let sample_submission = read(public.join(&import.sample_submission_file), &answer_options(task))?;

@@ -34,6 +34,7 @@ impl GradingBundle {
     /// As [`Environment::read`].
     pub fn read(dir: impl AsRef<Path>) -> Result<GradingBundle> {
         let dir = dir.as_ref();
+        check_not_temporary(dir)?;
         let spec = read_grading(dir)?;
         let private: BTreeMap<String, String> = spec
             .files
@@ -89,12 +90,18 @@ impl Environment {
     /// that `prepared/` holds nothing `grading.json` does not list (a copy
     /// of the answers dropped into `public/` is refused, not served).
     ///
+    /// Every file must be a regular file within its size limit (a FIFO or
+    /// a device is refused, never read), and `dir` must not be the
+    /// temporary directory of an unfinished write.
+    ///
     /// # Errors
     /// [`Error::MissingFile`], [`Error::HashMismatch`] naming the changed
     /// file, [`Error::UnlistedFile`], [`Error::SchemaVersion`],
-    /// [`Error::Json`], [`Error::Csv`], [`Error::InvalidEnvironment`].
+    /// [`Error::Json`], [`Error::Csv`], [`Error::NotRegularFile`],
+    /// [`Error::FileTooLarge`], [`Error::InvalidEnvironment`].
     pub fn read(dir: impl AsRef<Path>) -> Result<Environment> {
         let dir = dir.as_ref();
+        check_not_temporary(dir)?;
         let grading = read_grading(dir)?;
         let files = Files::check(dir, &grading.files)?;
         only_listed_files(dir, &grading.files)?;
@@ -112,6 +119,7 @@ impl Environment {
         let test_options = ReadOptions {
             id_column: Some(task.id_column.clone()),
             types: train.schema().into_iter().filter(|(n, _)| *n != task.id_column).collect(),
+            ..ReadOptions::default()
         };
         let provenance_path = format!("{PRIVATE_DIR}/provenance.json");
         let (ppath, pbytes) = files.get(&provenance_path)?;
@@ -145,11 +153,31 @@ pub(crate) fn answer_options(task: &crate::task::TaskSpec) -> ReadOptions {
     options
 }
 
+/// Reads a file of the environment: a regular file within the size limit
+/// (JSON files: [`crate::MAX_JSON_BYTES`]; tables:
+/// [`crate::DEFAULT_MAX_READ_BYTES`]).
 fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::MissingFile { path: path.to_path_buf() },
-        _ => Error::io(path, e),
+    let json = path.extension().is_some_and(|e| e == "json" || e == "md");
+    let limit = if json { crate::fsutil::MAX_JSON_BYTES } else { crate::fsutil::DEFAULT_MAX_READ_BYTES };
+    crate::fsutil::read_regular(path, limit).map_err(|e| match e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            Error::MissingFile { path: path.to_path_buf() }
+        }
+        other => other,
     })
+}
+
+/// Refuses a directory that is an unfinished or abandoned write: a
+/// temporary directory's name, or one still holding a write's marker.
+fn check_not_temporary(dir: &Path) -> Result<()> {
+    let resolved = crate::fsutil::resolve(dir)?;
+    let name = resolved.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if crate::scratch::is_temporary_name(name) || dir.join(crate::scratch::MARKER).exists() {
+        return Err(Error::InvalidEnvironment {
+            reason: format!("{} is the temporary directory of an unfinished write, not an environment", dir.display()),
+        });
+    }
+    Ok(())
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T> {

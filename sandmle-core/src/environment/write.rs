@@ -5,6 +5,7 @@ use crate::csv::{gzip, to_csv_bytes};
 use crate::error::{Error, Result};
 use crate::fsutil::sha256_hex;
 use crate::grading::GradingSpec;
+use crate::scratch;
 use crate::table::Table;
 use crate::task::SCHEMA_VERSION;
 use serde::Serialize;
@@ -75,12 +76,23 @@ impl Environment {
     /// (`renameat2`); elsewhere it takes two renames, between which `dir`
     /// briefly does not exist.
     ///
+    /// Only an environment directory (or an empty one) is ever replaced,
+    /// never a device, a link or a directory of other files, and nothing is
+    /// written inside another environment's `prepared/` folder
+    /// ([`crate::check_output_dir`]). The temporary directory
+    /// (`.sandmle-writing-*`) is a [`crate::scratch::MarkedDir`]: those left
+    /// beside `dir` by an interrupted write whose writer is dead are removed
+    /// by the next write into the same parent, while a concurrent writer's
+    /// is left alone; and [`Environment::read`] refuses them.
+    ///
     /// # Errors
     /// [`Error::AlreadyExists`] if `dir` exists and `options.overwrite` is
-    /// off; [`Error::Io`]; [`Error::InvalidEnvironment`].
+    /// off; [`Error::UnsafeOutput`]; [`Error::Io`];
+    /// [`Error::InvalidEnvironment`].
     pub fn write(&self, dir: impl AsRef<Path>, options: &WriteOptions) -> Result<()> {
         let dir = dir.as_ref();
         let files = self.render(options)?;
+        crate::fsutil::check_output_dir(dir)?;
         if dir.exists() && !options.overwrite {
             return Err(Error::AlreadyExists { path: dir.to_path_buf() });
         }
@@ -89,10 +101,9 @@ impl Environment {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".sandmle-writing-")
-            .tempdir_in(&parent)
-            .map_err(|e| Error::io(&parent, e))?;
+        scratch::reclaim_stale(&parent, scratch::WRITING_PREFIX, scratch::UNMARKED_GRACE);
+        scratch::reclaim_stale(&parent, scratch::REPLACED_PREFIX, scratch::UNMARKED_GRACE);
+        let tmp = scratch::MarkedDir::new_in(&parent, scratch::WRITING_PREFIX)?;
         for (rel, bytes) in &files {
             let path = tmp.path().join(rel);
             if let Some(p) = path.parent() {
@@ -100,6 +111,7 @@ impl Environment {
             }
             write_synced(&path, bytes)?;
         }
+        tmp.unmark()?;
         if dir.exists() {
             // Files kept beside `prepared/` are copied into the new
             // directory first, so that a failure anywhere leaves the old
@@ -132,7 +144,7 @@ impl Environment {
 fn copy_extra_files(old: &Path, new: &Path) -> Result<()> {
     for entry in std::fs::read_dir(old).map_err(|e| Error::io(old, e))? {
         let entry = entry.map_err(|e| Error::io(old, e))?;
-        if entry.file_name() != "prepared" {
+        if entry.file_name() != "prepared" && entry.file_name() != scratch::MARKER {
             copy_tree(&entry.path(), &new.join(entry.file_name()))?;
         }
     }
@@ -165,8 +177,10 @@ fn swap_dirs(new: &Path, dir: &Path, parent: &Path) -> Result<()> {
             return Ok(());
         }
     }
-    let old =
-        tempfile::Builder::new().prefix(".sandmle-replaced-").tempdir_in(parent).map_err(|e| Error::io(parent, e))?;
+    let old = tempfile::Builder::new()
+        .prefix(scratch::REPLACED_PREFIX)
+        .tempdir_in(parent)
+        .map_err(|e| Error::io(parent, e))?;
     let aside = old.path().join("env");
     std::fs::rename(dir, &aside).map_err(|e| Error::io(dir, e))?;
     if let Err(e) = std::fs::rename(new, dir) {

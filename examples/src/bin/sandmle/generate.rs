@@ -11,8 +11,10 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The most candidates one `synthesize` run takes.
-pub const MAX_COUNT: u64 = 100_000;
+/// A `usize` argument within `range` (a usage error, exit 2, beyond it).
+fn usize_in(range: std::ops::RangeInclusive<u64>) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(range)
+}
 
 #[derive(Args)]
 pub struct ShrinkArgs {
@@ -23,8 +25,8 @@ pub struct ShrinkArgs {
     #[arg(long)]
     seed: u64,
     /// Training rows of the micro task (50 to 200).
-    #[arg(long = "train-rows", default_value_t = 200, value_parser = clap::value_parser!(u64).range(50..=200))]
-    train_rows: u64,
+    #[arg(long = "train-rows", default_value_t = 200, value_parser = usize_in(crate::caps::TRAIN_ROWS))]
+    train_rows: usize,
     /// Where to write the environment (a directory `<out>/<env-id>`).
     #[arg(long)]
     out: PathBuf,
@@ -37,8 +39,7 @@ fn gates_passed(gates: &[GateResult]) -> usize {
 pub fn shrink(a: &ShrinkArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let seed_env = Environment::read(crate::seeds::resolve(&a.seed_env, g)?)?;
     let c = Composition::new();
-    let train_rows = usize::try_from(a.train_rows).unwrap_or(200);
-    let shrinker = StratifiedShrinker { train_rows, ..StratifiedShrinker::default() };
+    let shrinker = StratifiedShrinker { train_rows: a.train_rows, ..StratifiedShrinker::default() };
     let mut env = shrinker.shrink_env(&seed_env, a.seed).map_err(|e| Failure::usage(e.to_string()))?;
     let gates = c.calibrate(&mut env)?;
     let tau = match (&seed_env.leaderboard, &env.leaderboard) {
@@ -73,9 +74,9 @@ pub struct SynthesizeArgs {
     /// The seed environment whose DNA the candidates take (a directory, or a seed's name).
     #[arg(long = "seed-env")]
     seed_env: PathBuf,
-    /// Candidates to synthesize (1 to 100,000).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
-    count: u64,
+    /// Candidates to synthesize (1 to 10,000).
+    #[arg(long, value_parser = usize_in(1..=crate::caps::MAX_CANDIDATES))]
+    count: usize,
     /// The seed of the run.
     #[arg(long)]
     seed: u64,
@@ -89,8 +90,7 @@ pub fn synthesize(a: &SynthesizeArgs, g: &Globals) -> Result<ExitCode, Failure> 
     let dna = extract_dna(&seed_env).map_err(|e| Failure::broken(e.to_string()))?;
     let c = Composition::new();
     let start = std::time::Instant::now();
-    let count = usize::try_from(a.count).unwrap_or(1);
-    let candidates = c.generator().run(&dna, &seed_env.task().id, count, a.seed);
+    let candidates = c.generator().run(&dna, &seed_env.task().id, a.count, a.seed);
     let seconds = start.elapsed().as_secs_f64();
     std::fs::create_dir_all(&a.out).map_err(|e| Failure::usage(format!("{}: {e}", a.out.display())))?;
     let mut kept = Vec::new();

@@ -80,8 +80,8 @@ pub struct ScoreArgs {
     /// Canonical metric name (see the metric catalogue).
     #[arg(long)]
     metric: String,
-    /// `k` for `map_at_k`.
-    #[arg(long)]
+    /// `k` for `map_at_k` (1 to 1,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::caps::MAX_K))]
     k: Option<u64>,
     /// The answers CSV: id column and the true target column(s).
     #[arg(long)]

@@ -25,8 +25,8 @@ pub struct ImportArgs {
     /// Metric name (without --task).
     #[arg(long)]
     metric: Option<String>,
-    /// `k` for `map_at_k` (without --task).
-    #[arg(long)]
+    /// `k` for `map_at_k` (without --task; 1 to 1,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::caps::MAX_K))]
     k: Option<u64>,
     /// The id column (without --task).
     #[arg(long = "id-column", default_value = "id")]
@@ -97,7 +97,7 @@ fn task_from_flags(a: &ImportArgs) -> Result<TaskSpec, Failure> {
 pub fn import(a: &ImportArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let task: TaskSpec = match &a.task {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+            let text = sandmle_core::read_regular_string(path, sandmle_core::MAX_JSON_BYTES)?;
             serde_json::from_str(&text).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?
         }
         None => task_from_flags(a)?,

@@ -6,6 +6,7 @@
 //! success, 1 the submission or solution is at fault, 2 bad arguments or a
 //! broken environment.
 
+mod caps;
 mod generate;
 mod grading;
 mod import;

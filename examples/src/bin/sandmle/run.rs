@@ -15,8 +15,6 @@ use std::time::{Duration, Instant};
 
 /// The longest `--timeout`: a week.
 const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
-/// The largest pipeline spec file read, in bytes.
-const MAX_SPEC_BYTES: u64 = 1 << 20;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -32,6 +30,11 @@ pub struct RunArgs {
     /// The directory of the program's files (with --command).
     #[arg(long = "code-dir")]
     code_dir: Option<PathBuf>,
+    /// Run the program WITHOUT a sandbox, as this user (with --command):
+    /// only for trusted programs; warns on every run. Without this flag a
+    /// machine where the sandbox cannot be created refuses the run (exit 2).
+    #[arg(long)]
+    unsandboxed: bool,
     /// Wall-clock limit of the run in seconds (pipelines and programs).
     #[arg(long, default_value_t = 300.0)]
     timeout: f64,
@@ -65,13 +68,9 @@ fn timeout(seconds: f64) -> Result<Duration, Failure> {
 /// Reads a pipeline spec file as JSON: a file that is not JSON is a bad
 /// argument; JSON that is not a valid spec is the solution's fault, found
 /// by the executor.
-fn read_spec(path: &PathBuf) -> Result<serde_json::Value, Failure> {
+fn read_spec(path: &std::path::Path) -> Result<serde_json::Value, Failure> {
     let bad = |why: String| Failure::usage(format!("{}: {why}", path.display()));
-    let meta = std::fs::metadata(path).map_err(|e| bad(e.to_string()))?;
-    if !meta.is_file() || meta.len() > MAX_SPEC_BYTES {
-        return Err(bad(format!("not a regular file of at most {MAX_SPEC_BYTES} bytes")));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let text = sandmle_core::read_regular_string(path, sandmle_core::MAX_JSON_BYTES).map_err(|e| bad(e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
 }
 
@@ -92,7 +91,9 @@ pub fn run(a: &RunArgs, g: &Globals) -> Result<ExitCode, Failure> {
                 .execute(&solution, &env.public_view())
                 .map_err(|e| Failure::new(Kind::System, e.to_string()))?
         }
-        (None, Some(command), Some(code_dir)) => crate::sandbox::run_program(&env, command, code_dir, limit)?,
+        (None, Some(command), Some(code_dir)) => {
+            crate::sandbox::run_program(&env, command, code_dir, limit, a.unsandboxed)?
+        }
         _ => return Err(Failure::usage("give --pipeline SPEC.json or --command CMD --code-dir DIR")),
     };
     let executor = if a.pipeline.is_some() { "pipeline" } else { "process" };
@@ -155,7 +156,7 @@ pub struct PanelArgs {
     #[arg(long)]
     env: PathBuf,
     /// Fit on at most this many training rows (a deterministic subsample).
-    #[arg(long = "max-train-rows", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..=10_000_000))]
+    #[arg(long = "max-train-rows", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..=crate::caps::MAX_PANEL_ROWS))]
     max_train_rows: u64,
     /// Write the leaderboard and its thresholds into the environment.
     #[arg(long)]

@@ -1,0 +1,368 @@
+//! [`ProcessExecutor`]: runs an agent's own program in a fresh workspace.
+//!
+//! The threat model is a hostile program that wants the answers and tries
+//! every door; the README's threat model lists each door and what closes
+//! it. In short:
+//!
+//! **Isolation is required by default.** [`SandboxMode::Required`] (the
+//! default) first checks that bubblewrap creates this run's sandbox (it
+//! runs `true` in it) and refuses the run with
+//! [`Error::SandboxUnavailable`], quoting bubblewrap's own message, when it
+//! cannot — there is no silent fallback. Running without a sandbox takes
+//! [`SandboxMode::Unsandboxed`]: every such run prints a warning on
+//! standard error and says so in the execution's `isolation` report.
+//!
+//! **The workspace.** Each run gets a directory `sandmle-run-*` in the
+//! system's temporary folder ([`sandmle_core::scratch::MarkedDir`]): its
+//! `workspace/` holds the program's files (copied from its code directory,
+//! links not followed) and the public files — `description.md`,
+//! `train.csv`, `test.csv`, `sample_submission.csv` — written from the
+//! public view; nothing else. It is removed when the run ends, and if this
+//! process is killed first (`kill -9`), the next run reclaims it (its
+//! owner's lock is gone). The program runs with the workspace as its
+//! working directory, with an empty environment but for `PATH`, `HOME`,
+//! `LANG` and `SANDMLE_WORKSPACE`, standard input from `/dev/null`, and
+//! writes `submission.csv` there.
+//!
+//! **Inside the sandbox** (new user, PID, network, IPC, UTS and mount
+//! namespaces): no network; `/usr` and the `/bin`, `/lib*` directories
+//! read-only; a minimal read-only `/etc` — the loader cache, alternatives
+//! links, time zone and `nsswitch.conf` from the host, and `passwd`,
+//! `group`, `hosts` and `hostname` written for the sandbox (user `sandbox`,
+//! uid 1000, host name `sandbox`), so no `shadow`, `machine-id` or host
+//! name; bubblewrap's minimal `/dev` (`null`, `zero`, `full`, `random`,
+//! `urandom`, `tty`, `pts`), read-only; `/tmp` and `/dev/shm` as tmpfs
+//! capped at [`Limits::tmp_bytes`] and [`Limits::shm_bytes`]; the root
+//! read-only. Only descriptors 0–2 reach the program: before it starts,
+//! every other descriptor of this process is marked close-on-exec (a
+//! descriptor a harness left inheritable, its copy of the answers say, is
+//! closed at the exec). A root caller drops to the host user `nobody`
+//! before entering the sandbox, so the process-count limit holds (the
+//! kernel never counts root's processes) and the program is nobody on the
+//! host. Killing the sandbox kills every process in it.
+//!
+//! **Limits.** A wall-clock limit over the whole step (running and reading
+//! the submission back) after which the program's whole process group is
+//! killed; per process an address-space limit ([`Limits::address_space`])
+//! and a file-size limit ([`Limits::file_size`]) (`prlimit`, from
+//! util-linux); in the sandbox a process-count limit
+//! ([`Limits::processes`]); a workspace budget ([`Limits::workspace_bytes`]
+//! and [`Limits::workspace_files`]) checked while the program runs (every
+//! 50 ms or so, so a fast writer may overshoot by what it writes in that
+//! time, each file at most the file-size limit) and when it ends, the
+//! program killed and the run reported as
+//! [`ExecStatus::OutputLimitExceeded`] beyond it; bounded capture of
+//! standard output and error (the tails are kept).
+//!
+//! **Reading back.** The submission is read only if it is a regular file
+//! (not a link, a FIFO or a device) of at most the file-size limit, not
+//! gzip-compressed, with at most [`Limits::submission_columns`] columns and
+//! fields of bounded length; a 2-million-column submission is refused at
+//! its header, in milliseconds.
+//!
+//! **Not enforced** (this crate uses no cgroups): the total memory of
+//! several processes together (each is capped by the address-space limit;
+//! the tmpfs mounts hold at most their caps), CPU share, and disk
+//! bandwidth. Without bubblewrap ([`SandboxMode::Unsandboxed`]) none of
+//! the sandbox holds: the program runs as this user, can read whatever this
+//! user can and use the network, no process-count limit applies, and a
+//! child that starts its own session escapes the group kill.
+
+mod bwrap;
+mod wait;
+mod workspace;
+
+pub use workspace::PUBLIC_FILES;
+
+use crate::error::{Error, Result};
+use bwrap::{Plan, SAFE_PATH};
+use nix::sys::signal::Signal;
+use sandmle_core::csv::{CsvLimits, ReadOptions, read_csv_bytes};
+use sandmle_core::{ExecStatus, Execution, Executor, Program, PublicView, Solution, Timings};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use wait::{Waited, tail_reader, wait_with_deadline};
+use workspace::{RunDir, Usage, copy_dir, reached_size_limit, usage, write_public};
+
+/// How strictly to isolate the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Run only inside bubblewrap; refuse the run (with
+    /// [`Error::SandboxUnavailable`]) when the sandbox cannot be created.
+    #[default]
+    Required,
+    /// Run without any sandbox, as this user. An explicit opt-in: each run
+    /// warns on standard error and says so in its `isolation` report.
+    Unsandboxed,
+}
+
+/// Resource limits of a program run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Address-space limit per process in bytes (default 4 GiB).
+    pub address_space: u64,
+    /// Largest file the program may write, and largest submission read
+    /// back, in bytes (default 256 MiB).
+    pub file_size: u64,
+    /// Bytes of standard output and error kept, from the end (default 8 KiB).
+    pub output_tail: usize,
+    /// Bytes the program may add to its workspace (default 1 GiB).
+    pub workspace_bytes: u64,
+    /// Files and directories the program may add to its workspace
+    /// (default 10,000).
+    pub workspace_files: u64,
+    /// Size of the sandbox's `/tmp` tmpfs in bytes (default 256 MiB).
+    pub tmp_bytes: u64,
+    /// Size of the sandbox's `/dev/shm` tmpfs in bytes (default 64 MiB).
+    pub shm_bytes: u64,
+    /// Processes and threads the program may run at once, in the sandbox
+    /// (default 512).
+    pub processes: u64,
+    /// Most columns a submission may have (default 10,000).
+    pub submission_columns: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            address_space: 4 << 30,
+            file_size: 256 << 20,
+            output_tail: 8 << 10,
+            workspace_bytes: 1 << 30,
+            workspace_files: 10_000,
+            tmp_bytes: 256 << 20,
+            shm_bytes: 64 << 20,
+            processes: 512,
+            submission_columns: 10_000,
+        }
+    }
+}
+
+/// The process executor.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessExecutor {
+    /// Resource limits.
+    pub limits: Limits,
+    /// Isolation ([`SandboxMode::Required`] unless opted out).
+    pub sandbox: SandboxMode,
+    /// The bubblewrap executable; `None` looks for `bwrap` on `PATH` (then
+    /// in `/usr/local/bin`, `/usr/bin` and `/bin`).
+    pub bwrap: Option<PathBuf>,
+}
+
+/// Whether bubblewrap can create the sandbox on this machine (it may be
+/// installed but refused by the kernel's user-namespace policy).
+pub fn bubblewrap_available() -> bool {
+    RunDir::create().is_ok_and(|run| bwrap::probe(None, run.path(), &Limits::default()).is_ok())
+}
+
+const UNSANDBOXED_WARNING: &str = "sandmle: warning: running the program WITHOUT a sandbox (unsandboxed mode): it runs \
+as this user and can read this user's files, the answers included, and use the network";
+
+fn isolation_report(plan: Option<&Plan>, limits: &Limits) -> String {
+    let common = format!(
+        "wall-clock limit over the process group; per-process address space {} bytes and file size {} bytes; \
+         workspace budget {} bytes / {} files (checked every ~50 ms)",
+        limits.address_space, limits.file_size, limits.workspace_bytes, limits.workspace_files
+    );
+    match plan {
+        Some(plan) => format!(
+            "bubblewrap: no network; new user, PID, IPC, UTS and mount namespaces; only public files in the \
+             workspace (the environment's private files are unreachable); minimal read-only /etc and /dev; \
+             /tmp {} bytes and /dev/shm {} bytes (tmpfs); only descriptors 0-2; {common}; {}; not enforced: \
+             the total memory of several processes together (no cgroups)",
+            limits.tmp_bytes,
+            limits.shm_bytes,
+            if plan.counts_processes() {
+                format!("at most {} processes", limits.processes)
+            } else {
+                "not enforced: the process count (running as root: drop to nobody failed)".to_owned()
+            }
+        ),
+        None => format!(
+            "none (unsandboxed, explicitly requested): the program runs as this user with this user's file and \
+             network access, so it could read answers stored elsewhere on this machine; only descriptors 0-2, \
+             the fresh working directory and these limits apply: {common}; not enforced: process count, total \
+             memory, and a child that starts its own session escapes the wall-clock kill"
+        ),
+    }
+}
+
+impl ProcessExecutor {
+    /// Runs `program` on the public view.
+    ///
+    /// # Errors
+    /// [`Error::SandboxUnavailable`] when the sandbox is required and
+    /// cannot be created here (the system's fault, not the program's);
+    /// [`Error::Sandbox`] when the workspace cannot be prepared;
+    /// [`Error::Io`]. A program that fails, times out, exceeds a limit or
+    /// writes no usable submission is an `Ok` execution with that status.
+    pub fn run(&self, program: &Program, view: &PublicView<'_>) -> Result<Execution> {
+        let mut timings = Timings::default();
+        let start = Instant::now();
+        if program.command.is_empty() {
+            return Err(Error::Sandbox { reason: "empty command".into() });
+        }
+        let deadline = start
+            .checked_add(program.timeout)
+            .ok_or_else(|| Error::Sandbox { reason: format!("timeout {:?} is too long", program.timeout) })?;
+        let run = RunDir::create()?;
+        let plan = match self.sandbox {
+            SandboxMode::Required => Some(bwrap::probe(self.bwrap.as_deref(), run.path(), &self.limits)?),
+            SandboxMode::Unsandboxed => {
+                eprintln!("{UNSANDBOXED_WARNING}");
+                None
+            }
+        };
+        let ws = run.workspace();
+        copy_dir(&program.code_dir, &ws, true)?;
+        write_public(view, &ws)?;
+        if plan.as_ref().is_some_and(|p| p.setpriv.is_some()) {
+            run.hand_over()?;
+        }
+        let base = usage(&ws, &Usage { bytes: 0, entries: 0 }, &Limits { workspace_bytes: u64::MAX, ..self.limits });
+        timings.push("setup", start.elapsed());
+
+        let start = Instant::now();
+        // Only descriptors 0-2 may reach the program: whatever this process
+        // inherited without close-on-exec gets it now.
+        close_fds::set_fds_cloexec_threadsafe(3, &[]);
+        let mut child =
+            self.command(program, &run, plan.as_ref()).spawn().map_err(|e| Error::io(&program.command[0], e))?;
+        let stdout = tail_reader(child.stdout.take(), self.limits.output_tail);
+        let stderr = tail_reader(child.stderr.take(), self.limits.output_tail);
+        let watch = || usage(&ws, &base, &self.limits).over(&base, &self.limits);
+        let outcome = wait_with_deadline(&mut child, deadline, Duration::from_millis(50), watch)?;
+        let (stdout_tail, mut stderr_tail) = (stdout.finish(), stderr.finish());
+        timings.push("run", start.elapsed());
+
+        let start = Instant::now();
+        let over_budget = || usage(&ws, &base, &self.limits).over(&base, &self.limits);
+        let status = match outcome {
+            Waited::TimedOut => ExecStatus::TimedOut,
+            Waited::Stopped(reason) => {
+                stderr_tail.push_str(&format!("\nsandmle: stopped: {reason}\n"));
+                ExecStatus::OutputLimitExceeded
+            }
+            // Killed by SIGXFSZ, or a file stopped at the limit (a shell's
+            // child killed by the signal, or a program ignoring it).
+            Waited::Exited(s)
+                if s.signal() == Some(Signal::SIGXFSZ as i32)
+                    || (!s.success()
+                        && reached_size_limit(&ws, self.limits.file_size, self.limits.workspace_files)) =>
+            {
+                ExecStatus::OutputLimitExceeded
+            }
+            Waited::Exited(_) if over_budget().is_some() => {
+                let reason = over_budget().unwrap_or_default();
+                stderr_tail.push_str(&format!("\nsandmle: {reason}\n"));
+                ExecStatus::OutputLimitExceeded
+            }
+            Waited::Exited(s) if !s.success() && memory_failure(&stderr_tail) => ExecStatus::MemoryExceeded,
+            Waited::Exited(s) if !s.success() => ExecStatus::Failed { reason: format!("exited with {s}") },
+            Waited::Exited(_) => ExecStatus::Completed,
+        };
+        let (status, submission) = match status {
+            ExecStatus::Completed if Instant::now() >= deadline => (ExecStatus::TimedOut, None),
+            ExecStatus::Completed => match self.collect(&ws, view) {
+                // Reading back counts against the step's wall clock too.
+                Ok(_) if Instant::now() >= deadline => (ExecStatus::TimedOut, None),
+                Ok(sub) => (ExecStatus::Completed, Some(sub)),
+                Err(reason) => (ExecStatus::Failed { reason }, None),
+            },
+            other => (other, None),
+        };
+        timings.push("collect", start.elapsed());
+        Ok(Execution {
+            status,
+            submission,
+            timings,
+            stdout_tail,
+            stderr_tail,
+            isolation: isolation_report(plan.as_ref(), &self.limits),
+        })
+    }
+
+    fn command(&self, program: &Program, run: &RunDir, plan: Option<&Plan>) -> Command {
+        let mut argv: Vec<std::ffi::OsString> =
+            plan.map(|p| bwrap::command_prefix(p, run.path(), &self.limits)).unwrap_or_default();
+        argv.extend(
+            [
+                "prlimit".to_owned(),
+                format!("--as={}", self.limits.address_space),
+                format!("--fsize={}", self.limits.file_size),
+            ]
+            .map(Into::into),
+        );
+        if plan.is_some() {
+            // Counted per user inside the sandbox's user namespace.
+            argv.push(format!("--nproc={}", self.limits.processes).into());
+        }
+        argv.push("--".into());
+        argv.extend(program.command.iter().map(Into::into));
+        let ws = run.workspace();
+        let home = if plan.is_some() { "/workspace".into() } else { ws.display().to_string() };
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
+            .current_dir(&ws)
+            .env_clear()
+            .env("PATH", SAFE_PATH)
+            .env("LANG", "C.UTF-8")
+            .env("HOME", &home)
+            .env("SANDMLE_WORKSPACE", &home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        cmd
+    }
+
+    /// Reads `submission.csv` if it is a regular file within the size
+    /// limit (a link to the answers, a FIFO that never ends or a device
+    /// are refused; every process of the run is dead by now, so the file
+    /// cannot change between the check and the read), with the column and
+    /// field caps.
+    fn collect(&self, ws: &Path, view: &PublicView<'_>) -> std::result::Result<sandmle_core::Table, String> {
+        let path = ws.join("submission.csv");
+        let meta = std::fs::symlink_metadata(&path).map_err(|_| "the program wrote no submission.csv".to_owned())?;
+        if !meta.file_type().is_file() {
+            return Err("submission.csv is not a regular file".into());
+        }
+        let bytes = sandmle_core::read_regular(&path, self.limits.file_size).map_err(|e| e.to_string())?;
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            return Err("submission.csv is gzip-compressed; write plain CSV".into());
+        }
+        let limits = CsvLimits {
+            max_bytes: self.limits.file_size,
+            max_columns: self.limits.submission_columns,
+            ..CsvLimits::DEFAULT
+        };
+        let options = ReadOptions { limits, ..ReadOptions::with_id(view.task.id_column.clone()) };
+        read_csv_bytes(&bytes, "submission.csv", &options).map_err(|e| e.to_string())
+    }
+}
+
+impl Executor for ProcessExecutor {
+    fn name(&self) -> &str {
+        "process"
+    }
+
+    fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> sandmle_core::Result<Execution> {
+        match solution {
+            Solution::Program(p) => Ok(self.run(p, task)?),
+            Solution::Pipeline(_) => Err(sandmle_core::Error::Unsupported {
+                component: "process executor".into(),
+                what: "pipeline specs (use the pipeline executor)".into(),
+            }),
+        }
+    }
+}
+
+fn memory_failure(stderr: &str) -> bool {
+    let s = stderr.to_ascii_lowercase();
+    ["memoryerror", "out of memory", "cannot allocate memory", "bad_alloc", "memory allocation"]
+        .iter()
+        .any(|p| s.contains(p))
+}

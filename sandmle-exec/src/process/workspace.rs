@@ -1,0 +1,179 @@
+//! The per-run directory: the workspace the program sees, the `/etc` files
+//! written for the sandbox, and the workspace's budget.
+
+use super::Limits;
+use super::bwrap::{HOST_UID, SYNTHETIC_ETC};
+use crate::error::{Error, Result};
+use sandmle_core::PublicView;
+use sandmle_core::csv::write_csv;
+use sandmle_core::scratch::{MarkedDir, UNMARKED_GRACE, reclaim_stale};
+use std::path::{Path, PathBuf};
+
+/// Files the workspace reserves for public data.
+pub const PUBLIC_FILES: [&str; 4] = ["description.md", "train.csv", "test.csv", "sample_submission.csv"];
+
+/// The name prefix of a run's directory in the system's temporary folder.
+pub(super) const RUN_PREFIX: &str = "sandmle-run-";
+
+/// A run's directory, `sandmle-run-*`: `workspace/` (bound into the
+/// sandbox at `/workspace`) and `etc/` (the synthetic `/etc` files). It is
+/// a [`MarkedDir`]: removed when the run ends, and reclaimed by a later run
+/// if this process is killed first.
+pub(super) struct RunDir {
+    dir: MarkedDir,
+}
+
+impl RunDir {
+    /// Reclaims the run directories of dead runs, then creates this run's.
+    pub fn create() -> Result<RunDir> {
+        let tmp = std::env::temp_dir();
+        reclaim_stale(&tmp, RUN_PREFIX, UNMARKED_GRACE);
+        let dir = MarkedDir::new_in(&tmp, RUN_PREFIX)?;
+        let run = RunDir { dir };
+        let (ws, etc) = (run.workspace(), run.path().join("etc"));
+        for d in [&ws, &etc] {
+            std::fs::create_dir(d).map_err(|e| Error::io(d, e))?;
+        }
+        for (name, text) in SYNTHETIC_ETC {
+            let p = etc.join(name);
+            std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
+        }
+        Ok(run)
+    }
+
+    /// The run directory.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The program's workspace.
+    pub fn workspace(&self) -> PathBuf {
+        self.dir.path().join("workspace")
+    }
+
+    /// Hands the workspace to [`HOST_UID`] (for a root caller dropping to
+    /// it), leaving the run directory traversable but not listable.
+    pub fn hand_over(&self) -> Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let root = self.path();
+        std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o711)).map_err(|e| Error::io(root, e))?;
+        chown_tree(&self.workspace())
+    }
+}
+
+fn chown_tree(path: &Path) -> Result<()> {
+    std::os::unix::fs::lchown(path, Some(HOST_UID), Some(HOST_UID)).map_err(|e| Error::io(path, e))?;
+    if std::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?.is_dir() {
+        for entry in std::fs::read_dir(path).map_err(|e| Error::io(path, e))? {
+            chown_tree(&entry.map_err(|e| Error::io(path, e))?.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies a directory tree (regular files and directories; links are not
+/// followed, so a code directory cannot smuggle in a link to the answers).
+/// At the top level the public file names and `submission.csv` are
+/// reserved.
+pub(super) fn copy_dir(from: &Path, to: &Path, top: bool) -> Result<()> {
+    let entries = std::fs::read_dir(from).map_err(|e| Error::io(from, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(from, e))?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type().map_err(|e| Error::io(&src, e))?;
+        let name = entry.file_name();
+        if top && (PUBLIC_FILES.iter().any(|f| name == *f) || name == "submission.csv") {
+            return Err(Error::Sandbox {
+                reason: format!("the code directory holds {}, a name the workspace reserves", src.display()),
+            });
+        }
+        if kind.is_dir() {
+            std::fs::create_dir(&dst).map_err(|e| Error::io(&dst, e))?;
+            copy_dir(&src, &dst, false)?;
+        } else if kind.is_file() {
+            std::fs::copy(&src, &dst).map_err(|e| Error::io(&src, e))?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn write_public(view: &PublicView<'_>, ws: &Path) -> Result<()> {
+    let desc = ws.join("description.md");
+    std::fs::write(&desc, view.description).map_err(|e| Error::io(&desc, e))?;
+    write_csv(view.train, ws.join("train.csv"))?;
+    write_csv(view.test, ws.join("test.csv"))?;
+    write_csv(view.sample_submission, ws.join("sample_submission.csv"))?;
+    Ok(())
+}
+
+/// What the workspace holds, as far as it was counted.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Usage {
+    /// Bytes allocated on disk (sparse files count what they use).
+    pub bytes: u64,
+    /// Files, directories and other entries.
+    pub entries: u64,
+}
+
+impl Usage {
+    /// The reason the workspace grew past its budget since `base`, if it did.
+    pub fn over(&self, base: &Usage, limits: &Limits) -> Option<String> {
+        let (bytes, entries) = (self.bytes.saturating_sub(base.bytes), self.entries.saturating_sub(base.entries));
+        if bytes > limits.workspace_bytes {
+            Some(format!(
+                "the program wrote more than the workspace budget of {} bytes ({bytes} bytes seen)",
+                limits.workspace_bytes
+            ))
+        } else if entries > limits.workspace_files {
+            Some(format!("the program created more than the workspace budget of {} files", limits.workspace_files))
+        } else {
+            None
+        }
+    }
+}
+
+/// Measures the workspace, stopping as soon as it is over budget since
+/// `base` (so a directory of millions of files costs no more than the
+/// budget to scan). The walk is iterative: no nesting depth overflows it.
+pub(super) fn usage(dir: &Path, base: &Usage, limits: &Limits) -> Usage {
+    use std::os::unix::fs::MetadataExt;
+    let mut u = Usage::default();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries.flatten() {
+            u.entries += 1;
+            if let Ok(meta) = entry.metadata() {
+                u.bytes = u.bytes.saturating_add(meta.blocks().saturating_mul(512));
+                if meta.is_dir() {
+                    stack.push(entry.path());
+                }
+            }
+            if u.over(base, limits).is_some() {
+                return u;
+            }
+        }
+    }
+    u
+}
+
+/// `true` if some file in the workspace stopped at the file-size limit
+/// (looking at no more than `max_entries` entries).
+pub(super) fn reached_size_limit(dir: &Path, limit: u64, max_entries: u64) -> bool {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0u64;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            seen += 1;
+            if seen > max_entries {
+                return false;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(e.path()),
+                Ok(t) if t.is_file() && e.metadata().is_ok_and(|m| m.len() >= limit) => return true,
+                _ => {}
+            }
+        }
+    }
+    false
+}
