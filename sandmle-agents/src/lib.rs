@@ -5,6 +5,13 @@
 //! implementations, the generation orchestrator, the RL environment API
 //! (`reset` / `step`), pluggable rewards and group rollouts with GRPO-style
 //! advantages. It composes the other crates only through core's traits.
-//!
-//! This crate is being built; it holds no functionality yet.
 #![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+mod error;
+
+pub use error::{Error, Result};
+
+// --- generation: roles and the Foundry ---
+
+// --- the RL environment, codecs, rewards and rollouts ---

@@ -14,7 +14,7 @@
 //!   `prepared/public` + `prepared/private` layout, and import prepared
 //!   MLE-bench competitions.
 //! - The ports: [`Metric`], [`Grader`], [`Executor`], [`BaselinePanel`],
-//!   [`Shrinker`], [`Synthesizer`], [`Verifier`].
+//!   [`Shrinker`], [`Synthesizer`], [`Verifier`], [`ChatModel`].
 //! - [`calibrate`]: panel, leaderboard, thresholds and gates, through the
 //!   ports alone.
 //! - The [metric catalogue](METRICS): every metric's direction, input,
@@ -79,8 +79,9 @@ pub use grading::{
 };
 pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use ports::{
-    BaselinePanel, ExecStatus, Execution, Executor, GateResult, Grader, GradingTask, Metric, Program, PublicView,
-    Shrinker, Solution, Synthesizer, Timings, Verifier,
+    BaselinePanel, ChatModel, ChatReply, ExecStatus, Execution, Executor, FinishReason, GateResult, Grader,
+    GradingTask, Message, Metric, Program, PublicView, Role, Sampling, Shrinker, Solution, Synthesizer, Timings,
+    TokenTrace, ToolCall, ToolSpec, Usage, Verifier,
 };
 pub use provenance::Provenance;
 pub use rng::{SeedRng, derive_seed, rng_for};

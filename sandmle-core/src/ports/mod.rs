@@ -5,6 +5,7 @@
 //! `Box<dyn Metric>` or an `Arc<dyn Executor>` is itself a `Metric` or an
 //! `Executor`.
 
+mod chat;
 mod execute;
 mod grade;
 mod metric;
@@ -16,6 +17,7 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
+pub use chat::{ChatModel, ChatReply, FinishReason, Message, Role, Sampling, TokenTrace, ToolCall, ToolSpec, Usage};
 pub use execute::{ExecStatus, Execution, Executor, Program, PublicView, Solution, Timings};
 pub use grade::{Grader, GradingTask};
 pub use metric::Metric;
