@@ -51,6 +51,7 @@ mod error;
 mod fsutil;
 mod grading;
 mod message;
+mod plan;
 mod ports;
 mod provenance;
 mod rng;
@@ -83,6 +84,7 @@ pub use ports::{
     GradingTask, Message, Metric, Program, PublicView, Role, Sampling, Shrinker, Solution, Synthesizer, Timings,
     TokenTrace, ToolCall, ToolSpec, Usage, Verifier,
 };
+pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
 pub use provenance::Provenance;
 pub use rng::{SeedRng, derive_seed, rng_for};
 pub use table::{Categorical, Column, ColumnType, Table, format_f64, format_label, parse_f64_lenient};

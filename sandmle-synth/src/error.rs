@@ -27,6 +27,13 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A task plan cannot be realised as given (names not distinct, an
+    /// unknown rule family, ...): the planner's fault, an LLM's included.
+    #[error("invalid task plan: {reason}")]
+    BadPlan {
+        /// What is wrong.
+        reason: String,
+    },
     /// A stratified sample kept missing rates or rare categories outside
     /// the tolerance, for every attempt.
     #[error("no sample within tolerance after {attempts} attempts: {reason}")]

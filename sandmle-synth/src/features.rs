@@ -1,13 +1,13 @@
 //! Generating features: latent Gaussian blocks made into numeric,
 //! categorical and text columns of a DNA's shape, and missing values.
 
-use crate::lexicon::{Domain, names};
-use crate::mutations::Mutations;
+use crate::lexicon::{Domain, base_name};
+use crate::units::{into_range, unit_of};
+use sandmle_core::Mutations;
 use crate::random::{from_uniform, gaussian};
 use crate::stats::normal_cdf;
 use rand::RngExt;
-use sandmle_core::{Column, FeatureDna, Modality, NumericShape, SeedRng, TaskDna};
-use std::collections::BTreeSet;
+use sandmle_core::{Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
 
 /// A feature being generated: its observed column and its latent signal.
 pub(crate) struct Generated {
@@ -63,47 +63,35 @@ pub(crate) fn feature_plan(dna: &TaskDna, m: &Mutations, rng: &mut SeedRng) -> V
 }
 
 pub(crate) fn generate_features(
-    plan: &[(FeatureDna, bool)],
-    modality: Modality,
-    domain: &Domain,
+    plan: &[PlannedFeature],
+    domain: Option<&Domain>,
     n: usize,
-    used: &mut BTreeSet<String>,
     rng: &mut SeedRng,
 ) -> Vec<Generated> {
-    let n_numeric = plan.iter().filter(|(f, _)| matches!(f, FeatureDna::Numeric { .. })).count();
+    let n_numeric = plan.iter().filter(|f| matches!(f.dna, FeatureDna::Numeric { .. })).count();
     let n_blocks = n_numeric.div_ceil(4).max(1);
     let blocks: Vec<Vec<f64>> = (0..n_blocks).map(|_| (0..n).map(|_| gaussian(rng)).collect()).collect();
-    let numeric_names = if modality == Modality::Image {
-        let names: Vec<String> = (0..n_numeric).map(|i| format!("px_{i}")).collect();
-        names.iter().for_each(|s| {
-            used.insert(s.clone());
-        });
-        names
-    } else {
-        names(domain.numeric, n_numeric, used)
-    };
-    let mut numeric_names = numeric_names.into_iter();
-    let mut cat_index = 0;
-    let mut text_names =
-        names(domain.text, plan.iter().filter(|(f, _)| matches!(f, FeatureDna::Text { .. })).count(), used).into_iter();
     let mut out = Vec::with_capacity(plan.len());
-    for (j, (f, signal)) in plan.iter().enumerate() {
+    for (j, f) in plan.iter().enumerate() {
         let lambda: f64 = rng.random_range(0.3..0.9);
         let block = &blocks[j % n_blocks];
-        let latent: Vec<f64> = if *signal {
+        let latent: Vec<f64> = if f.signal {
             block.iter().map(|&z| lambda * z + (1.0 - lambda * lambda).sqrt() * gaussian(rng)).collect()
         } else {
             (0..n).map(|_| gaussian(rng)).collect()
         };
-        let (name, column) = match f {
+        let column = match &f.dna {
             FeatureDna::Numeric { shape, .. } => {
-                let name = numeric_names.next().unwrap_or_else(|| format!("feature_{j}"));
-                (name, Column::Numeric(latent.iter().map(|&z| from_uniform(shape, normal_cdf(z))).collect()))
+                let mut values: Vec<f64> = latent.iter().map(|&z| from_uniform(shape, normal_cdf(z))).collect();
+                if let Some((_, lo, hi)) = unit_of(&f.name) {
+                    into_range(&mut values, shape.min, shape.max, lo, hi, shape.integer);
+                }
+                Column::Numeric(values)
             }
             FeatureDna::Categorical { shares, cardinality, .. } => {
-                let (base, levels) = domain.categorical[cat_index % domain.categorical.len()];
-                cat_index += 1;
-                let name = names(&[base], 1, used).pop().unwrap_or_else(|| format!("category_{j}"));
+                let base = base_name(&f.name);
+                let levels: &[&str] =
+                    domain.and_then(|d| d.categorical.iter().find(|(b, _)| *b == base)).map_or(&[], |(_, l)| l);
                 let mut shares: Vec<f64> = if shares.is_empty() { vec![1.0] } else { shares.clone() };
                 shares.truncate((*cardinality).clamp(1, 50));
                 let total: f64 = shares.iter().sum();
@@ -114,19 +102,24 @@ pub(crate) fn generate_features(
                         Some(*acc)
                     })
                     .collect();
-                let level = |i: usize| if i < levels.len() { levels[i].to_owned() } else { format!("{base}_{i}") };
+                let level = |i: usize| if i < levels.len() { levels[i].to_owned() } else { format!("{base}_{}", i + 1) };
                 let values: Vec<String> = latent
                     .iter()
                     .map(|&z| level(cum.partition_point(|&c| c < normal_cdf(z)).min(shares.len() - 1)))
                     .collect();
-                (name, Column::categorical(values.iter().map(|s| Some(s.as_str()))))
+                Column::categorical(values.iter().map(|s| Some(s.as_str())))
             }
             FeatureDna::Text { mean_tokens, sd_tokens, vocab_size, .. } => {
-                let name = text_names.next().unwrap_or_else(|| format!("text_{j}"));
-                (name, Column::Text(documents(&latent, *mean_tokens, *sd_tokens, *vocab_size, rng)))
+                Column::Text(documents(&latent, *mean_tokens, *sd_tokens, *vocab_size, rng))
             }
         };
-        out.push(Generated { name, column, latent, signal: *signal, missing_rate: f.missing_rate() });
+        out.push(Generated {
+            name: f.name.clone(),
+            column,
+            latent,
+            signal: f.signal,
+            missing_rate: f.dna.missing_rate(),
+        });
     }
     out
 }

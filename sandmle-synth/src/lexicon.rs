@@ -261,17 +261,30 @@ pub fn domain(index: usize) -> &'static Domain {
     &DOMAINS[index % DOMAINS.len()]
 }
 
-/// `count` distinct names drawn from `base` in order, then suffixed
-/// (`name_2`, ...) once the list runs out.
+/// Qualifiers that make a second, third, ... column of the same base
+/// name meaningful (`recent_glucose`), never numbered (`glucose_2`).
+pub(crate) const QUALIFIERS: [&str; 8] =
+    ["", "baseline_", "recent_", "peak_", "average_", "minimum_", "median_", "projected_"];
+
+/// `count` names from `base`, distinct from each other and from `used`
+/// (which they are added to): every base name plain first, then qualified
+/// (`QUALIFIERS`), then, past every qualifier, with the round number
+/// spelled out (`round_9_age`).
 pub(crate) fn names(base: &[&str], count: usize, used: &mut std::collections::BTreeSet<String>) -> Vec<String> {
     let mut out = Vec::with_capacity(count);
-    let mut round = 1;
+    if base.is_empty() {
+        return out;
+    }
+    let mut round = 0usize;
     while out.len() < count {
         for b in base {
             if out.len() == count {
                 break;
             }
-            let name = if round == 1 { (*b).to_owned() } else { format!("{b}_{round}") };
+            let name = match QUALIFIERS.get(round) {
+                Some(q) => format!("{q}{b}"),
+                None => format!("round_{round}_{b}"),
+            };
             if used.insert(name.clone()) {
                 out.push(name);
             }
@@ -279,4 +292,9 @@ pub(crate) fn names(base: &[&str], count: usize, used: &mut std::collections::BT
         round += 1;
     }
     out
+}
+
+/// A name without its qualifier (`recent_glucose` → `glucose`).
+pub(crate) fn base_name(name: &str) -> &str {
+    QUALIFIERS.iter().filter(|q| !q.is_empty()).find_map(|q| name.strip_prefix(q)).unwrap_or(name)
 }

@@ -20,6 +20,23 @@ pub enum Family {
     Periodic,
 }
 
+impl Family {
+    /// The family's name, as serialised (`"sparse_linear"`, ...).
+    pub fn name(self) -> String {
+        // Serialising a unit variant cannot fail; the test
+        // `family_names_round_trip` checks every family.
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(s)) => s,
+            _ => String::from("unknown"),
+        }
+    }
+
+    /// The family a name means.
+    pub fn from_name(name: &str) -> Option<Family> {
+        FAMILIES.into_iter().find(|f| f.name() == name)
+    }
+}
+
 /// Every family, in a fixed order.
 pub const FAMILIES: [Family; 4] = [Family::SparseLinear, Family::Interactions, Family::Thresholds, Family::Periodic];
 

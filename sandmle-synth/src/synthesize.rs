@@ -32,20 +32,25 @@ use crate::error::{Error, Result};
 use crate::features::{apply_missingness, feature_plan, generate_features};
 use crate::labelled::tables;
 use crate::lexicon::{DOMAINS, Domain, names};
-use crate::mutations::Mutations;
+use crate::mutations::DrawMutations;
 use crate::random::{from_uniform, gaussian, shuffle};
 use crate::rule::{FAMILIES, Family, Rule, binary_labels, multiclass_labels};
 use crate::sizes::test_rows_for;
 use rand::RngExt;
 use sandmle_core::{
-    Column, Environment, GradingSpec, Provenance, SeedRng, SubmissionForm, Synthesizer, Table, TargetDna, TaskDna,
-    TaskKind, TaskSpec, rng_for,
+    Column, Environment, FeatureDna, GradingSpec, Mutations, PlanRequest, PlannedFeature, Provenance, SeedRng,
+    SubmissionForm, Synthesizer, Table, TargetDna, TaskDna, TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for,
 };
 use serde_json::json;
 use std::collections::BTreeSet;
 
 /// Version of the synthesizer: bumped whenever its output changes.
-pub const SYNTH_VERSION: &str = "2";
+///
+/// 3: candidates are planned ([`sandmle_core::TaskPlan`]) and realised in two
+/// steps; candidate seeds derive from the seed task, so seeds spread over
+/// the domains; numeric columns and value targets are mapped into their
+/// lexicon units' ranges; repeated names are qualified, not numbered.
+pub const SYNTH_VERSION: &str = "3";
 
 /// The synthesizer.
 #[derive(Debug, Clone, Copy)]
@@ -79,17 +84,80 @@ impl DnaSynthesizer {
         Ok(())
     }
 
-    /// Synthesizes one environment (see the module docs).
+    /// The plan for one candidate (see the module docs): the domain rotates
+    /// through the lexicons from an offset derived from the seed task and
+    /// the run's seed, so the candidates of one seed spread over every
+    /// domain; the rule family, mutations and features draw from the
+    /// candidate's seed.
     ///
     /// # Errors
-    /// [`Error::BadSetting`], [`Error::Unsupported`], [`Error::Core`].
-    pub fn synthesize_env(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> Result<Environment> {
+    /// [`Error::BadSetting`], [`Error::Unsupported`].
+    pub fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan> {
         self.check(dna)?;
+        let seed = request.candidate_seed();
+        let offset: u64 = rng_for(request.run_seed, &format!("{}/domains", request.seed_task)).random();
+        let at = usize::try_from(offset % DOMAINS.len() as u64).unwrap_or(0);
+        let domain = &DOMAINS[(at + request.index) % DOMAINS.len()];
         let mut rng = rng_for(seed, "synth-plan");
-        let domain = &DOMAINS[rng.random_range(0..DOMAINS.len())];
         let family = FAMILIES[rng.random_range(0..FAMILIES.len())];
         let m = if self.mutate { Mutations::draw(&mut rng) } else { Mutations::none() };
-        let plan = feature_plan(dna, &m, &mut rng);
+        let planned = feature_plan(dna, &m, &mut rng);
+        let mut used = BTreeSet::from(["id".to_owned()]);
+        let features = name_features(planned, dna.modality, domain, &mut used);
+        let base = match dna.kind {
+            TaskKind::BinaryClassification | TaskKind::MultiLabelClassification => domain.targets[0],
+            TaskKind::MulticlassClassification | TaskKind::Ranking => domain.targets[1],
+            TaskKind::Regression => domain.targets[2],
+        };
+        let targets = names(&[base], dna.targets.len(), &mut used);
+        let classes = match dna.targets.first() {
+            Some(TargetDna::Classes { shares, numeric_labels: false }) => class_names(domain, shares.len().min(20)),
+            _ => vec![],
+        };
+        Ok(TaskPlan {
+            seed_task: request.seed_task.clone(),
+            seed,
+            dna: dna.clone(),
+            domain: domain.name.to_owned(),
+            story: TaskStory {
+                title: format!("{} outcomes", title_case(domain.row_noun)),
+                row_noun: domain.row_noun.to_owned(),
+                context: domain.context.to_owned(),
+            },
+            features,
+            targets,
+            classes,
+            rule_family: family.name(),
+            difficulty: self.difficulty,
+            mutations: m,
+        })
+    }
+
+    /// One environment from `dna` and `seed` (the plan of candidate 0 with
+    /// `seed` as the run's seed, realised).
+    ///
+    /// # Errors
+    /// As [`DnaSynthesizer::plan`] and [`DnaSynthesizer::realize`].
+    pub fn synthesize_env(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> Result<Environment> {
+        let request = PlanRequest { seed_task: seed_task.to_owned(), run_seed: seed, index: 0, attempt: 0 };
+        self.realize(&self.plan(dna, &request)?)
+    }
+
+    /// The environment a plan asks for (see the module docs).
+    ///
+    /// # Errors
+    /// [`Error::BadPlan`] for a plan that is not realisable as given (names
+    /// not distinct or not identifiers, a target count that is not the
+    /// DNA's, an unknown rule family, a difficulty outside `[0, 1]`),
+    /// [`Error::Unsupported`], [`Error::Core`].
+    pub fn realize(&self, plan: &TaskPlan) -> Result<Environment> {
+        let dna = &plan.dna;
+        check_plan(plan)?;
+        let family = Family::from_name(&plan.rule_family)
+            .ok_or_else(|| Error::BadPlan { reason: format!("unknown rule family `{}`", plan.rule_family) })?;
+        let domain = DOMAINS.iter().find(|d| d.name == plan.domain);
+        let seed = plan.seed;
+        let m = plan.mutations;
         let form = dna.metric.submission_form(dna.kind);
         let shares = match &dna.targets[0] {
             TargetDna::Classes { shares, .. } => shares.clone(),
@@ -101,24 +169,21 @@ impl DnaSynthesizer {
         // row's features are skipped.
         let n = n_train + n_test + n_test / 2;
 
-        let mut used = BTreeSet::from(["id".to_owned()]);
-        let mut feats =
-            generate_features(&plan, dna.modality, domain, n, &mut used, &mut rng_for(seed, "synth-features"));
+        let mut feats = generate_features(&plan.features, domain, n, &mut rng_for(seed, "synth-features"));
         let signal: Vec<Vec<f64>> = feats.iter().filter(|f| f.signal).map(|f| f.latent.clone()).collect();
         let signal_names: Vec<String> = feats.iter().filter(|f| f.signal).map(|f| f.name.clone()).collect();
         let labeller = Labeller {
             dna,
-            domain,
+            plan,
             family,
             signal: &signal,
             signal_names: &signal_names,
             n,
-            noise_sd: self.difficulty * m.noise,
+            noise_sd: plan.difficulty * m.noise,
             imbalance: m.imbalance,
         };
-        let targets = labeller.targets(&mut used, &mut rng_for(seed, "synth-rule"))?;
+        let targets = labeller.targets(&mut rng_for(seed, "synth-rule"))?;
         apply_missingness(&mut feats, m.missingness, &mut rng_for(seed, "synth-missing"));
-
         // Rows are i.i.d.: the first n_train train; then test rows, skipping
         // any whose features repeat a training row's (they would leak their
         // labels); ids are a shuffled 0..rows, each split sorted by id.
@@ -156,7 +221,7 @@ impl DnaSynthesizer {
         };
         let (train, test) = (split(0..n_train)?, split(n_train..kept.len())?);
         let task = TaskSpec {
-            id: format!("{seed_task}-synth"),
+            id: format!("{}-synth", plan.seed_task),
             modality: dna.modality,
             kind: dna.kind,
             id_column: "id".into(),
@@ -167,18 +232,19 @@ impl DnaSynthesizer {
         };
         let t = tables(&task, train, test)?;
         let story = Story {
-            title: format!("{} outcomes", title_case(domain.row_noun)),
-            row_noun: domain.row_noun.into(),
-            context: domain.context.into(),
+            title: plan.story.title.clone(),
+            row_noun: plan.story.row_noun.clone(),
+            context: plan.story.context.clone(),
         };
         let description = describe(&task, &story, &t.train, t.test.n_rows());
-        let mut provenance = Provenance::new(seed_task, "synth", SYNTH_VERSION, seed);
+        let mut provenance = Provenance::new(&plan.seed_task, "synth", SYNTH_VERSION, seed);
         provenance.dna = Some(dna.clone());
         provenance.hidden_rule = Some(targets.record);
-        provenance.details.insert("domain".into(), json!(domain.name));
-        provenance.details.insert("family".into(), json!(family));
-        provenance.details.insert("mutations".into(), json!(m));
-        provenance.details.insert("difficulty".into(), json!(self.difficulty));
+        let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
+        if let Some(fields) = record.as_object_mut() {
+            fields.remove("dna");
+        }
+        provenance.details.insert("plan".into(), record);
         provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
         provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
         let env = Environment {
@@ -196,6 +262,91 @@ impl DnaSynthesizer {
     }
 }
 
+impl Synthesizer for DnaSynthesizer {
+    fn extract_dna(&self, seed_env: &Environment) -> sandmle_core::Result<TaskDna> {
+        Ok(crate::extract_dna(seed_env)?)
+    }
+
+    fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> sandmle_core::Result<TaskPlan> {
+        Ok(DnaSynthesizer::plan(self, dna, request)?)
+    }
+
+    fn synthesize(&self, plan: &TaskPlan) -> sandmle_core::Result<Environment> {
+        Ok(self.realize(plan)?)
+    }
+}
+
+/// A plan's names and settings, checked before any data is drawn.
+fn check_plan(plan: &TaskPlan) -> Result<()> {
+    let bad = |reason: String| Err(Error::BadPlan { reason });
+    let names = plan.column_names();
+    let mut seen = BTreeSet::new();
+    for n in &names {
+        let identifier = !n.is_empty()
+            && n.len() <= 64
+            && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !n.starts_with(|c: char| c.is_ascii_digit());
+        if !identifier {
+            return bad(format!("column name `{}` is not a lower-case identifier", sandmle_core::bounded(n)));
+        }
+        if !seen.insert(*n) {
+            return bad(format!("column name `{n}` is used twice"));
+        }
+    }
+    if plan.targets.len() != plan.dna.targets.len() {
+        return bad(format!("{} target names for {} targets", plan.targets.len(), plan.dna.targets.len()));
+    }
+    if plan.features.is_empty() {
+        return bad("no features".into());
+    }
+    if !plan.features.iter().any(|f| f.signal) {
+        return bad("no feature carries the signal".into());
+    }
+    if !(0.0..=1.0).contains(&plan.difficulty) {
+        return bad("difficulty must lie in [0, 1]".into());
+    }
+    Ok(())
+}
+
+/// Names the planned features from the domain's lexicon: numeric, then
+/// categorical, then text columns take their lists' names in turn,
+/// qualified rather than numbered when a list runs out; numeric columns
+/// carry their unit.
+fn name_features(
+    planned: Vec<(FeatureDna, bool)>,
+    modality: sandmle_core::Modality,
+    domain: &Domain,
+    used: &mut BTreeSet<String>,
+) -> Vec<PlannedFeature> {
+    let count = |p: fn(&FeatureDna) -> bool| planned.iter().filter(|(f, _)| p(f)).count();
+    let n_numeric = count(|f| matches!(f, FeatureDna::Numeric { .. }));
+    let numeric = if modality == sandmle_core::Modality::Image {
+        (0..n_numeric).map(|i| format!("px_{i}")).inspect(|s| { used.insert(s.clone()); }).collect()
+    } else {
+        names(domain.numeric, n_numeric, used)
+    };
+    let categorical_bases: Vec<&str> = domain.categorical.iter().map(|(b, _)| *b).collect();
+    let categorical = names(&categorical_bases, count(|f| matches!(f, FeatureDna::Categorical { .. })), used);
+    let text = names(domain.text, count(|f| matches!(f, FeatureDna::Text { .. })), used);
+    let (mut numeric, mut categorical, mut text) = (numeric.into_iter(), categorical.into_iter(), text.into_iter());
+    planned
+        .into_iter()
+        .enumerate()
+        .map(|(j, (dna, signal))| {
+            let (name, unit) = match dna {
+                FeatureDna::Numeric { .. } => {
+                    let name = numeric.next().unwrap_or_else(|| format!("measure_{j}"));
+                    let unit = crate::units::unit_of(&name).map(|(u, ..)| u.to_owned());
+                    (name, unit)
+                }
+                FeatureDna::Categorical { .. } => (categorical.next().unwrap_or_else(|| format!("category_{j}")), None),
+                FeatureDna::Text { .. } => (text.next().unwrap_or_else(|| format!("notes_{j}")), None),
+            };
+            PlannedFeature { name, unit, dna, signal }
+        })
+        .collect()
+}
+
 /// The generated targets and the record of their rules.
 struct Targets {
     columns: Vec<(String, Column)>,
@@ -208,7 +359,7 @@ struct Targets {
 /// signals and the noise.
 struct Labeller<'a> {
     dna: &'a TaskDna,
-    domain: &'a Domain,
+    plan: &'a TaskPlan,
     family: Family,
     signal: &'a [Vec<f64>],
     signal_names: &'a [String],
@@ -219,14 +370,9 @@ struct Labeller<'a> {
 
 impl Labeller<'_> {
     /// Draws each target's rule and labels.
-    fn targets(&self, used: &mut BTreeSet<String>, rng: &mut SeedRng) -> Result<Targets> {
-        let Labeller { dna, domain, family, signal, signal_names, n, noise_sd, imbalance } = *self;
-        let base = match dna.kind {
-            TaskKind::BinaryClassification | TaskKind::MultiLabelClassification => domain.targets[0],
-            TaskKind::MulticlassClassification | TaskKind::Ranking => domain.targets[1],
-            TaskKind::Regression => domain.targets[2],
-        };
-        let target_names = names(&[base], dna.targets.len(), used);
+    fn targets(&self, rng: &mut SeedRng) -> Result<Targets> {
+        let Labeller { dna, plan, family, signal, signal_names, n, noise_sd, imbalance } = *self;
+        let target_names = plan.targets.clone();
         let rule_record = |r: &Rule| {
             let name = |j: usize| signal_names.get(j).cloned().unwrap_or_default();
             json!({
@@ -252,7 +398,7 @@ impl Labeller<'_> {
                     let rule = Rule::draw(family, signal.len(), rng);
                     let share = (shares[1] * imbalance).clamp(0.02, 0.98);
                     let (labels, cut) = binary_labels(&noisy_scores(&rule, rng), share);
-                    let classes = class_names(domain, 2, *numeric_labels);
+                    let classes = classes_for(plan, 2, *numeric_labels);
                     records.push(json!({"column": name, "rule": rule_record(&rule), "noise_sd": noise_sd, "positive_share": share, "cut": cut}));
                     columns.push((name.clone(), label_column(&labels, &classes, *numeric_labels)));
                     prediction_columns.push(name.clone());
@@ -265,7 +411,7 @@ impl Labeller<'_> {
                     let total: f64 = target_shares.iter().sum();
                     target_shares.iter_mut().for_each(|s| *s /= total);
                     let (labels, offsets) = multiclass_labels(&scores, &target_shares);
-                    let classes = class_names(domain, k, *numeric_labels);
+                    let classes = classes_for(plan, k, *numeric_labels);
                     records.push(json!({"column": name, "rules": rules.iter().map(&rule_record).collect::<Vec<_>>(), "noise_sd": noise_sd, "offsets": offsets}));
                     columns.push((name.clone(), label_column(&labels, &classes, *numeric_labels)));
                     if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
@@ -283,7 +429,11 @@ impl Labeller<'_> {
                     // Map the noisy score's ranks onto the DNA's target
                     // distribution: order kept, marginal matched.
                     let ranks = crate::stats::ranks(&noisy);
-                    let values: Vec<f64> = ranks.iter().map(|r| from_uniform(shape, (r - 0.5) / n as f64)).collect();
+                    let mut values: Vec<f64> =
+                        ranks.iter().map(|r| from_uniform(shape, (r - 0.5) / n as f64)).collect();
+                    if let Some((_, lo, hi)) = crate::units::unit_of(name) {
+                        crate::units::into_range(&mut values, shape.min, shape.max, lo, hi, shape.integer);
+                    }
                     records.push(json!({"column": name, "rule": rule_record(&rule), "noise_sd": noise_sd, "marginal": "dna quantiles"}));
                     columns.push((name.clone(), Column::Numeric(values)));
                     prediction_columns.push(name.clone());
@@ -299,15 +449,27 @@ fn title_case(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
 
-fn class_names(domain: &Domain, k: usize, numeric: bool) -> Vec<String> {
+/// The plan's class names for a label target of `k` classes (numbered
+/// classes where the plan gives too few, `no`/`yes` for two).
+fn classes_for(plan: &TaskPlan, k: usize, numeric: bool) -> Vec<String> {
     if numeric {
         (0..k).map(|i| i.to_string()).collect()
-    } else if k <= domain.classes.len() && k > 2 {
-        domain.classes[..k].iter().map(|s| (*s).to_owned()).collect()
     } else if k == 2 {
         vec!["no".into(), "yes".into()]
+    } else if plan.classes.len() >= k {
+        plan.classes[..k].to_vec()
     } else {
         (0..k).map(|i| format!("class_{i}")).collect()
+    }
+}
+
+/// A domain's class names for a multi-class target of `k` classes (empty
+/// when the domain has too few: numbered classes then).
+fn class_names(domain: &Domain, k: usize) -> Vec<String> {
+    if k > 2 && k <= domain.classes.len() {
+        domain.classes[..k].iter().map(|s| (*s).to_owned()).collect()
+    } else {
+        vec![]
     }
 }
 
@@ -316,11 +478,5 @@ fn label_column(labels: &[usize], classes: &[String], numeric: bool) -> Column {
         Column::Numeric(labels.iter().map(|&l| l as f64).collect())
     } else {
         Column::Text(labels.iter().map(|&l| Some(classes[l].clone())).collect())
-    }
-}
-
-impl Synthesizer for DnaSynthesizer {
-    fn synthesize(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> sandmle_core::Result<Environment> {
-        Ok(self.synthesize_env(dna, seed_task, seed)?)
     }
 }

@@ -1,6 +1,7 @@
 //! Synthesis from the DNA of every bundled real seed.
 
 use sandmle_core::{Environment, FeatureDna, TargetDna, WriteOptions};
+use sandmle_core::PlanRequest;
 use sandmle_synth::{DnaSynthesizer, extract_dna};
 use std::collections::BTreeSet;
 
@@ -56,17 +57,36 @@ fn every_seed_dna_yields_a_valid_environment_of_its_shape() {
                 assert!((x - y).abs() < tolerance, "{name}: shares {a:?} vs {b:?}");
             }
         }
-        // Numeric marginals: medians near the seed's (relative to its spread).
+        // Numeric marginals keep their shape: the median's place between
+        // the minimum and the maximum is the seed's (values are mapped into
+        // their column's unit range by an increasing affine map).
         for (f, g) in dna.features.iter().zip(&micro.features) {
             if let (FeatureDna::Numeric { shape: a, .. }, FeatureDna::Numeric { shape: b, .. }) = (f, g) {
-                let spread = (a.quantiles[3] - a.quantiles[1]).max(a.sd).max(1e-9);
+                let place = |s: &sandmle_core::NumericShape| {
+                    if s.max > s.min { (s.quantiles[2] - s.min) / (s.max - s.min) } else { 0.5 }
+                };
+                let spread = (a.quantiles[3] - a.quantiles[1]).max(a.sd) / (a.max - a.min).max(1e-9);
                 assert!(
-                    (a.quantiles[2] - b.quantiles[2]).abs() <= 0.5 * spread + 1e-9,
-                    "{name}: median {} vs {}",
-                    a.quantiles[2],
-                    b.quantiles[2]
+                    (place(a) - place(b)).abs() <= 0.5 * spread + 0.05,
+                    "{name}: median at {} vs {} of the range",
+                    place(a),
+                    place(b)
                 );
             }
+        }
+        // Every column with a unit lies within its plausible range.
+        for (col, values) in env.train.iter().filter_map(|(n, c)| c.as_numeric().map(|v| (n, v))) {
+            if let Some((_, lo, hi)) = sandmle_synth::unit_range(col) {
+                assert!(values.iter().filter(|v| v.is_finite()).all(|v| (lo..=hi).contains(v)), "{name}: {col}");
+            }
+        }
+        // Column names are distinct identifiers, qualified rather than
+        // numbered when a lexicon list runs out.
+        let names = env.train.names();
+        let distinct: BTreeSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{name}: {names:?}");
+        for n in names.iter().filter(|n| !n.starts_with("px_")) {
+            assert!(!n.rsplit('_').next().is_some_and(|t| t.chars().all(|c| c.is_ascii_digit())), "{name}: {n}");
         }
     }
 }
@@ -81,9 +101,46 @@ fn same_dna_and_seed_give_the_same_bytes_and_seeds_vary_the_dress() {
     };
     assert_eq!(render(3), render(3));
     let domains: BTreeSet<String> = (0..12)
-        .map(|seed| synth.synthesize_env(&dna, "breast_cancer", seed).unwrap().provenance.details["domain"].to_string())
+        .map(|seed| {
+            synth.synthesize_env(&dna, "breast_cancer", seed).unwrap().provenance.details["plan"]["domain"].to_string()
+        })
         .collect();
     assert!(domains.len() >= 3, "{domains:?}");
+}
+
+/// The candidates of one seed spread over the domains: ten candidates of
+/// every bundled seed see at least six of the eight.
+#[test]
+fn ten_candidates_of_a_seed_see_at_least_six_domains() {
+    let synth = DnaSynthesizer::default();
+    for name in ["breast_cancer", "wine", "diabetes", "sms_spam", "oj"] {
+        let dna = extract_dna(&seed(name)).unwrap();
+        let domains: BTreeSet<String> = (0..10)
+            .map(|index| {
+                let request = PlanRequest { seed_task: name.into(), run_seed: 2026, index, attempt: 0 };
+                synth.plan(&dna, &request).unwrap().domain
+            })
+            .collect();
+        assert!(domains.len() >= 6, "{name}: {domains:?}");
+    }
+}
+
+#[test]
+fn plans_that_cannot_be_realised_are_typed_errors() {
+    let synth = DnaSynthesizer::default();
+    let dna = extract_dna(&seed("wine")).unwrap();
+    let request = PlanRequest { seed_task: "wine".into(), run_seed: 1, index: 0, attempt: 0 };
+    let plan = synth.plan(&dna, &request).unwrap();
+    let mut twice = plan.clone();
+    twice.features[1].name = twice.features[0].name.clone();
+    let mut family = plan.clone();
+    family.rule_family = "astrology".into();
+    let mut spaced = plan.clone();
+    spaced.targets[0] = "Cultivar Class".into();
+    for bad in [twice, family, spaced] {
+        assert!(matches!(synth.realize(&bad), Err(sandmle_synth::Error::BadPlan { .. })));
+    }
+    assert!(synth.realize(&plan).is_ok());
 }
 
 #[test]

@@ -2,18 +2,39 @@ use super::forward_impls;
 use crate::dna::TaskDna;
 use crate::environment::Environment;
 use crate::error::Result;
+use crate::plan::{PlanRequest, TaskPlan};
 
-/// Builds a new task with a given structure and a hidden rule.
+/// Builds new tasks with a seed's structure and a hidden rule, in the
+/// three steps the SandMLE roles split between them: the DNA of a seed,
+/// a plan for one candidate (the Data Strategist's decisions), and the data
+/// the plan asks for (the ML Developer's).
 pub trait Synthesizer: Send + Sync {
-    /// A new environment with `dna`'s structure; the same DNA and seed give
-    /// the same environment, byte for byte. Thresholds are not set: they
-    /// come from a [`crate::BaselinePanel`].
+    /// The seed's DNA: its structure without names or meaning.
     ///
     /// # Errors
-    /// When the DNA cannot be realised.
-    fn synthesize(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> Result<Environment>;
+    /// When the seed cannot be analysed (a target column missing, ...).
+    fn extract_dna(&self, seed_env: &Environment) -> Result<TaskDna>;
+
+    /// A plan for the candidate `request` names: domain, names, rule family,
+    /// difficulty and mutations, deterministic in the request.
+    ///
+    /// # Errors
+    /// When the DNA cannot be planned for.
+    fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan>;
+
+    /// The environment `plan` asks for: the same plan gives the same
+    /// environment, byte for byte. Thresholds are not set (they come from a
+    /// [`crate::BaselinePanel`]) and the description is a plain one (the
+    /// Technical Writer's job).
+    ///
+    /// # Errors
+    /// When the plan cannot be realised (names not distinct, a feature count
+    /// the DNA cannot give, features too coarse to hold out test rows, ...).
+    fn synthesize(&self, plan: &TaskPlan) -> Result<Environment>;
 }
 
 forward_impls!(Synthesizer {
-    fn synthesize(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> Result<Environment>;
+    fn extract_dna(&self, seed_env: &Environment) -> Result<TaskDna>;
+    fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan>;
+    fn synthesize(&self, plan: &TaskPlan) -> Result<Environment>;
 });

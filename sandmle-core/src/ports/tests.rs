@@ -108,7 +108,25 @@ impl Shrinker for HeadShrinker {
 struct FixedSynth;
 
 impl Synthesizer for FixedSynth {
-    fn synthesize(&self, _dna: &TaskDna, _seed_task: &str, _seed: u64) -> Result<Environment> {
+    fn extract_dna(&self, _seed_env: &Environment) -> Result<TaskDna> {
+        Ok(crate::testing::tiny_dna())
+    }
+    fn plan(&self, dna: &TaskDna, request: &crate::PlanRequest) -> Result<crate::TaskPlan> {
+        Ok(crate::TaskPlan {
+            seed_task: request.seed_task.clone(),
+            seed: request.candidate_seed(),
+            dna: dna.clone(),
+            domain: "tiny".into(),
+            story: crate::TaskStory { title: "t".into(), row_noun: "row".into(), context: "c".into() },
+            features: vec![],
+            targets: vec!["label".into()],
+            classes: vec![],
+            rule_family: "none".into(),
+            difficulty: 0.0,
+            mutations: crate::Mutations::none(),
+        })
+    }
+    fn synthesize(&self, _plan: &crate::TaskPlan) -> Result<Environment> {
         Ok(tiny_environment())
     }
 }
@@ -171,8 +189,11 @@ fn ports_compose_as_trait_objects() {
     assert_eq!(small.train.n_rows(), 1);
     let gates = verifier.verify(&small).unwrap();
     assert!(gates[0].passed);
-    let dna = crate::testing::tiny_dna();
-    assert_eq!(synth.synthesize(&dna, "tiny", 0).unwrap(), env);
+    let dna = synth.extract_dna(&env).unwrap();
+    let request = crate::PlanRequest { seed_task: "tiny".into(), run_seed: 0, index: 0, attempt: 0 };
+    let plan = synth.plan(&dna, &request).unwrap();
+    assert_eq!(plan.column_names(), ["id", "label"]);
+    assert_eq!(synth.synthesize(&plan).unwrap(), env);
 }
 
 #[test]
