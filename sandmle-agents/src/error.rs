@@ -19,7 +19,30 @@ pub enum Error {
         reason: String,
     },
     // --- generation: roles and the Foundry ---
-
+    /// An LLM-backed role's replies stayed invalid through every repair.
+    #[error("{role}: no valid reply after {attempts} attempts: {reason}")]
+    LlmReply {
+        /// The role.
+        role: &'static str,
+        /// Replies asked for.
+        attempts: u32,
+        /// Why the last one was invalid.
+        reason: String,
+    },
+    /// A description would reveal the hidden rule.
+    #[error("the description {leak}")]
+    LeakingDescription {
+        /// The first leak found.
+        leak: String,
+    },
+    /// A file of the Foundry's output could not be written or read.
+    #[error("{}: {reason}", path.display())]
+    Output {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
     // --- the RL environment, codecs, rewards and rollouts ---
 }
 

@@ -13,5 +13,8 @@ mod error;
 pub use error::{Error, Result};
 
 // --- generation: roles and the Foundry ---
+pub mod foundry;
+pub mod llm;
+pub mod roles;
 
 // --- the RL environment, codecs, rewards and rollouts ---

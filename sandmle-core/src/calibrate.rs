@@ -24,9 +24,20 @@ pub fn calibrate(
     grader: &dyn Grader,
     verifier: &dyn Verifier,
 ) -> Result<Vec<GateResult>> {
+    set_thresholds(env, panel, grader)?;
+    verifier.verify(env)
+}
+
+/// The first half of [`calibrate`]: checks that `env` can be graded, runs
+/// the panel and stores its leaderboard and the medal thresholds derived
+/// from it. The ML Developer's step; the gates come later.
+///
+/// # Errors
+/// As [`calibrate`].
+pub fn set_thresholds(env: &mut Environment, panel: &dyn BaselinePanel, grader: &dyn Grader) -> Result<()> {
     grader.check(&env.grading_task())?;
     let leaderboard = panel.leaderboard(env, grader)?;
     env.grading.thresholds = Some(grader.thresholds(&leaderboard)?);
     env.leaderboard = Some(leaderboard);
-    verifier.verify(env)
+    Ok(())
 }

@@ -62,7 +62,7 @@ mod task;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
-pub use calibrate::calibrate;
+pub use calibrate::{calibrate, set_thresholds};
 pub use catalogue::{
     CheckedMetric, METRICS, MetricFamily, MetricInfo, MetricInput, ParamInfo, metric_info, metric_names, params_map,
 };
@@ -79,12 +79,12 @@ pub use grading::{
     GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank, round5,
 };
 pub use message::{QUOTE_CHARS, bounded, one_line};
+pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
 pub use ports::{
     BaselinePanel, ChatModel, ChatReply, ExecStatus, Execution, Executor, FinishReason, GateResult, Grader,
     GradingTask, Message, Metric, Program, PublicView, Role, Sampling, Shrinker, Solution, Synthesizer, Timings,
     TokenTrace, ToolCall, ToolSpec, Usage, Verifier,
 };
-pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
 pub use provenance::Provenance;
 pub use rng::{SeedRng, derive_seed, rng_for};
 pub use table::{Categorical, Column, ColumnType, Table, format_f64, format_label, parse_f64_lenient};

@@ -29,7 +29,10 @@ impl PlanRequest {
     /// The candidate's seed: derived from the seed task, the run's seed,
     /// the index and the attempt, so every seed task gets its own stream.
     pub fn candidate_seed(&self) -> u64 {
-        crate::derive_seed(self.run_seed, &format!("{}/candidate-{}/attempt-{}", self.seed_task, self.index, self.attempt))
+        crate::derive_seed(
+            self.run_seed,
+            &format!("{}/candidate-{}/attempt-{}", self.seed_task, self.index, self.attempt),
+        )
     }
 }
 

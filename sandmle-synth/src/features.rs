@@ -2,11 +2,11 @@
 //! categorical and text columns of a DNA's shape, and missing values.
 
 use crate::lexicon::{Domain, base_name};
-use crate::units::{into_range, unit_of};
-use sandmle_core::Mutations;
 use crate::random::{from_uniform, gaussian};
 use crate::stats::normal_cdf;
+use crate::units::{into_range, unit_of};
 use rand::RngExt;
+use sandmle_core::Mutations;
 use sandmle_core::{Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
 
 /// A feature being generated: its observed column and its latent signal.
@@ -102,7 +102,8 @@ pub(crate) fn generate_features(
                         Some(*acc)
                     })
                     .collect();
-                let level = |i: usize| if i < levels.len() { levels[i].to_owned() } else { format!("{base}_{}", i + 1) };
+                let level =
+                    |i: usize| if i < levels.len() { levels[i].to_owned() } else { format!("{base}_{}", i + 1) };
                 let values: Vec<String> = latent
                     .iter()
                     .map(|&z| level(cum.partition_point(|&c| c < normal_cdf(z)).min(shares.len() - 1)))

@@ -9,20 +9,23 @@
 //!   cross-validated signal estimate through any [`sandmle_core::Executor`];
 //! - [`StratifiedShrinker`]: deterministic stratified sampling of a real
 //!   seed to 50–200 training rows ([`sandmle_core::Shrinker`]);
-//! - [`DnaSynthesizer`]: brand-new data with the DNA's structure, dressed in
-//!   a domain and labelled by a hidden rule ([`sandmle_core::Synthesizer`]);
+//! - [`DnaSynthesizer`]: a [`sandmle_core::TaskPlan`] for a candidate (the
+//!   domain, names, rule family and mutations) and brand-new data with the
+//!   DNA's structure realising it, labelled by a hidden rule
+//!   ([`sandmle_core::Synthesizer`]);
 //! - [`GateVerifier`]: the verification gates ([`sandmle_core::Verifier`]);
-//! - [`Generator`] and [`funnel`]: candidates through synthesis, the
-//!   baseline panel and the gates, with the yield at each stage;
 //! - [`kendall_tau`]: fidelity of a micro task's baseline ranking.
 //!
-//! Design decision: this crate never names a model or a metric. The panel
-//! that ranks candidates and the grader that scores them arrive as core's
-//! trait objects, so the generators can be tested with stand-ins and run
-//! with any panel. Every random choice draws from ChaCha8 streams split by
-//! purpose ([`sandmle_core::rng_for`]); candidates run in parallel but are
-//! collected in index order, so output is byte-identical whatever the
-//! thread count.
+//! Design decision: this crate never names a model or a metric. The grader
+//! that scores environments arrives as core's trait object, so the gates
+//! can be tested with stand-ins. Every random choice draws from ChaCha8
+//! streams split by purpose ([`sandmle_core::rng_for`]), and a plan fixes
+//! everything a candidate's data depends on, so output is byte-identical
+//! whatever the thread count.
+//!
+//! The orchestration of candidates (the SandMLE roles and the funnel)
+//! lives in `sandmle-agents`; this crate holds the building blocks, each
+//! behind one of core's ports.
 //!
 //! ```
 //! use sandmle_core::testing::tiny_dna;

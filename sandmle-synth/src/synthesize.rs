@@ -321,7 +321,12 @@ fn name_features(
     let count = |p: fn(&FeatureDna) -> bool| planned.iter().filter(|(f, _)| p(f)).count();
     let n_numeric = count(|f| matches!(f, FeatureDna::Numeric { .. }));
     let numeric = if modality == sandmle_core::Modality::Image {
-        (0..n_numeric).map(|i| format!("px_{i}")).inspect(|s| { used.insert(s.clone()); }).collect()
+        (0..n_numeric)
+            .map(|i| format!("px_{i}"))
+            .inspect(|s| {
+                used.insert(s.clone());
+            })
+            .collect()
     } else {
         names(domain.numeric, n_numeric, used)
     };

@@ -144,7 +144,11 @@ pub(crate) fn into_range(values: &mut [f64], min: f64, max: f64, lo: f64, hi: f6
     for v in values.iter_mut().filter(|v| v.is_finite()) {
         let u = if span > 0.0 { ((*v - min) / span).clamp(0.0, 1.0) } else { 0.5 };
         let x = lo + u * (hi - lo);
-        *v = if integer && hi - lo >= 20.0 { x.round().clamp(lo.ceil(), hi.floor()) } else { round_sig(x).clamp(lo, hi) };
+        *v = if integer && hi - lo >= 20.0 {
+            x.round().clamp(lo.ceil(), hi.floor())
+        } else {
+            round_sig(x).clamp(lo, hi)
+        };
     }
 }
 

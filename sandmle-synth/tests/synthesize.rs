@@ -1,7 +1,7 @@
 //! Synthesis from the DNA of every bundled real seed.
 
-use sandmle_core::{Environment, FeatureDna, TargetDna, WriteOptions};
 use sandmle_core::PlanRequest;
+use sandmle_core::{Environment, FeatureDna, TargetDna, WriteOptions};
 use sandmle_synth::{DnaSynthesizer, extract_dna};
 use std::collections::BTreeSet;
 

@@ -1,0 +1,163 @@
+//! `yield.json` and `index.jsonl`, derived from the slot records.
+
+use super::records::{SlotRecord, Stage};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How many candidates survive each stage (the last attempt of each slot
+/// decides), as in the SandMLE paper's 1,200 → 912.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Funnel {
+    /// Candidate slots.
+    pub candidates: usize,
+    /// Attempts made (retries included).
+    pub attempts: usize,
+    /// Slots that needed more than one attempt.
+    pub retried: usize,
+    /// Planned by the Data Strategist.
+    pub planned: usize,
+    /// Built by the ML Developer.
+    pub developed: usize,
+    /// Accepted by the MLOps Engineer.
+    pub checked: usize,
+    /// Described without leaking the rule.
+    pub described: usize,
+    /// For each gate in order: slots that passed it and every gate before.
+    pub gates: Vec<(String, usize)>,
+    /// Slots with a kept environment.
+    pub kept: usize,
+}
+
+impl Funnel {
+    fn add(&mut self, r: &SlotRecord) {
+        self.candidates += 1;
+        self.attempts += r.attempts.len();
+        self.retried += usize::from(r.attempts.len() > 1);
+        let Some(last) = r.attempts.last() else { return };
+        let past = |s: Stage| last.stage > s;
+        self.planned += usize::from(past(Stage::Plan));
+        self.developed += usize::from(past(Stage::Develop));
+        self.checked += usize::from(past(Stage::Check));
+        self.described += usize::from(past(Stage::Describe));
+        if self.gates.is_empty() {
+            self.gates = last.gates.iter().map(|g| (g.gate.clone(), 0)).collect();
+        }
+        for (i, (gate, n)) in self.gates.iter_mut().enumerate() {
+            let through =
+                last.gates.iter().take(i + 1).all(|g| g.passed) && last.gates.get(i).is_some_and(|g| g.gate == *gate);
+            *n += usize::from(through);
+        }
+        self.kept += usize::from(r.env_id.is_some());
+    }
+}
+
+/// The settings of a run, recorded once (`slots/run.json`) and checked by
+/// every later run and shard writing to the same output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// The record's schema.
+    pub schema: String,
+    /// The run's seed.
+    pub run_seed: u64,
+    /// Candidates per seed task.
+    pub per_seed: usize,
+    /// Retries of a failed candidate.
+    pub retries: u32,
+    /// The roles' names: strategist, developer, MLOps engineer, writer.
+    pub roles: BTreeMap<String, String>,
+}
+
+/// The spread of the kept environments over domains, rule families and
+/// mutations.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Spread {
+    /// Kept environments per domain.
+    pub domains: BTreeMap<String, usize>,
+    /// Kept environments per rule family.
+    pub rule_families: BTreeMap<String, usize>,
+    /// Kept environments per value of each mutation.
+    pub mutations: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+/// One failed attempt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailedAttempt {
+    /// The seed task.
+    pub seed_task: String,
+    /// The slot's index.
+    pub index: usize,
+    /// The attempt.
+    pub attempt: u32,
+    /// Where it stopped.
+    pub stage: Stage,
+    /// Why (the failed gates' names at the gate stage).
+    pub error: String,
+}
+
+/// The content of `yield.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Yield {
+    /// The file's schema.
+    pub schema: &'static str,
+    /// The run's settings.
+    pub settings: RunSettings,
+    /// The funnel over every seed task.
+    pub total: Funnel,
+    /// The funnel of each seed task.
+    pub seeds: BTreeMap<String, Funnel>,
+    /// How the kept environments spread.
+    pub spread: Spread,
+    /// Every failed attempt, in slot order.
+    pub failures: Vec<FailedAttempt>,
+}
+
+/// The yield of `records` (sorted by seed task and index).
+pub fn yield_of(settings: &RunSettings, records: &[SlotRecord]) -> Yield {
+    let mut total = Funnel::default();
+    let mut seeds: BTreeMap<String, Funnel> = BTreeMap::new();
+    let mut spread = Spread::default();
+    let mut failures = Vec::new();
+    for r in records {
+        total.add(r);
+        seeds.entry(r.seed_task.clone()).or_default().add(r);
+        for a in &r.attempts {
+            let error = match &a.error {
+                Some(e) => Some(e.clone()),
+                None if !a.kept() => Some(format!(
+                    "failed gates: {}",
+                    a.gates.iter().filter(|g| !g.passed).map(|g| g.gate.as_str()).collect::<Vec<_>>().join(", ")
+                )),
+                None => None,
+            };
+            if let Some(error) = error {
+                failures.push(FailedAttempt {
+                    seed_task: r.seed_task.clone(),
+                    index: r.index,
+                    attempt: a.attempt,
+                    stage: a.stage,
+                    error,
+                });
+            }
+        }
+        if let (Some(_), Some(last)) = (&r.env_id, r.attempts.last()) {
+            if let Some(d) = &last.domain {
+                *spread.domains.entry(d.clone()).or_default() += 1;
+            }
+            if let Some(f) = &last.rule_family {
+                *spread.rule_families.entry(f.clone()).or_default() += 1;
+            }
+            if let Some(m) = &last.mutations {
+                for (name, value) in [
+                    ("noise", m.noise.to_string()),
+                    ("imbalance", m.imbalance.to_string()),
+                    ("missingness", m.missingness.to_string()),
+                    ("feature_delta", m.feature_delta.to_string()),
+                    ("irrelevant", m.irrelevant.to_string()),
+                ] {
+                    *spread.mutations.entry(name.into()).or_default().entry(value).or_default() += 1;
+                }
+            }
+        }
+    }
+    Yield { schema: "sandmle.yield/v1", settings: settings.clone(), total, seeds, spread, failures }
+}

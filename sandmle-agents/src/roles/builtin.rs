@@ -1,0 +1,125 @@
+//! The built-in roles: deterministic, no LLM, each composed of core's
+//! ports only (a [`Synthesizer`], a [`BaselinePanel`], a [`Grader`]).
+
+use super::{Brief, DataStrategist, GradingCheck, MlDeveloper, MlOpsEngineer, TechnicalWriter, write_description};
+use crate::error::Result;
+use sandmle_core::{
+    BaselinePanel, Environment, Grader, PlanRequest, Synthesizer, TaskPlan, metric_info, set_thresholds,
+};
+use std::sync::Arc;
+
+/// The built-in Data Strategist: the synthesizer's DNA of the seed and its
+/// plan for the candidate (a domain rotated per seed, a drawn rule family
+/// and mutations).
+#[derive(Clone)]
+pub struct Strategist {
+    /// Extracts DNA and plans.
+    pub synthesizer: Arc<dyn Synthesizer>,
+}
+
+impl DataStrategist for Strategist {
+    fn name(&self) -> &str {
+        "builtin-strategist"
+    }
+
+    fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> Result<TaskPlan> {
+        let dna = self.synthesizer.extract_dna(seed_env)?;
+        Ok(self.synthesizer.plan(&dna, request)?)
+    }
+}
+
+/// The built-in ML Developer: the synthesizer realises the plan, the panel
+/// ranks baselines on it, the grader derives the thresholds
+/// ([`sandmle_core::set_thresholds`]).
+#[derive(Clone)]
+pub struct Developer {
+    /// Realises plans.
+    pub synthesizer: Arc<dyn Synthesizer>,
+    /// Gives the reference leaderboard.
+    pub panel: Arc<dyn BaselinePanel>,
+    /// Scores the panel and derives thresholds.
+    pub grader: Arc<dyn Grader>,
+}
+
+impl MlDeveloper for Developer {
+    fn name(&self) -> &str {
+        "builtin-developer"
+    }
+
+    fn develop(&self, plan: &TaskPlan) -> Result<Environment> {
+        let mut env = self.synthesizer.synthesize(plan)?;
+        set_thresholds(&mut env, self.panel.as_ref(), self.grader.as_ref())?;
+        Ok(env)
+    }
+}
+
+/// The built-in MLOps Engineer: grades the sample submission and a perfect
+/// submission (the answers) through the real grader and checks that both
+/// are valid, that the thresholds are present, strictly ordered and point
+/// the metric's way, that gold is strictly better than the sample, and that
+/// the perfect submission reaches gold.
+#[derive(Clone)]
+pub struct MlOps {
+    /// The grader every check goes through.
+    pub grader: Arc<dyn Grader>,
+}
+
+impl MlOpsEngineer for MlOps {
+    fn name(&self) -> &str {
+        "builtin-mlops"
+    }
+
+    fn check(&self, env: &Environment) -> Result<GradingCheck> {
+        let task = env.grading_task();
+        self.grader.check(&task)?;
+        let sample = self.grader.grade(&task, &env.sample_submission)?;
+        let perfect = self.grader.grade(&task, &env.answers)?;
+        let mut refusals = Vec::new();
+        for (what, r) in [("the sample submission", &sample), ("a perfect submission", &perfect)] {
+            if !r.valid_submission {
+                refusals.push(format!("{what} is invalid: {}", r.error.as_deref().unwrap_or("no reason")));
+            }
+        }
+        let direction = env.task().direction;
+        if metric_info(&env.task().metric.name).is_some_and(|m| m.direction != direction) {
+            refusals.push(format!("the task's direction is not `{}`'s", env.task().metric.name));
+        }
+        match &env.grading.thresholds {
+            None => refusals.push("no thresholds".into()),
+            Some(t) => {
+                if t.direction() != direction {
+                    refusals.push("the thresholds point the other way from the metric".into());
+                }
+                if !t.strictly_ordered() {
+                    refusals.push(format!(
+                        "thresholds not strictly ordered: gold {} silver {} bronze {} median {}",
+                        t.gold, t.silver, t.bronze, t.median
+                    ));
+                }
+                if let Some(s) = sample.score {
+                    if !direction.better(t.gold, s) {
+                        refusals.push(format!("gold {} is not better than the sample's {s}", t.gold));
+                    }
+                }
+                if !perfect.gold_medal {
+                    refusals.push("a perfect submission does not reach gold".into());
+                }
+            }
+        }
+        Ok(GradingCheck { sample_score: sample.score, perfect_score: perfect.score, refusals })
+    }
+}
+
+/// The built-in Technical Writer ([`write_description`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Writer;
+
+impl TechnicalWriter for Writer {
+    fn name(&self) -> &str {
+        "builtin-writer"
+    }
+
+    fn describe(&self, env: &Environment, plan: &TaskPlan, brief: &Brief) -> Result<String> {
+        Ok(write_description(env, plan, brief))
+    }
+}

@@ -1,0 +1,161 @@
+//! The Foundry: kept environments, `yield.json` and `index.jsonl`,
+//! byte-identical on one and two threads, when resumed, and as three
+//! shards merged; failed candidates retried with a fresh seed.
+
+mod common;
+
+use common::{foundry, seed};
+use sandmle_agents::foundry::{FoundryConfig, SeedTask, Shard, read_records, reindex};
+use sandmle_agents::roles::{Brief, TechnicalWriter};
+use sandmle_core::{Environment, TaskPlan};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn seeds() -> Vec<SeedTask> {
+    vec![seed("wine"), seed("breast_cancer")]
+}
+
+fn config(shard: Shard) -> FoundryConfig {
+    FoundryConfig { per_seed: 3, run_seed: 11, shard, ..FoundryConfig::default() }
+}
+
+fn run_with_threads(threads: usize, shard: Shard, out: &Path) -> sandmle_agents::foundry::RunReport {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| foundry(config(shard)).run(&seeds(), out, &|_, _| {})).unwrap()
+}
+
+#[test]
+fn runs_are_byte_identical_across_threads_resumes_and_shards() {
+    let one = tempfile::tempdir().unwrap();
+    let report = run_with_threads(1, Shard::ALL, one.path());
+    assert_eq!(report.processed, 6);
+    let y = &report.yield_;
+    assert_eq!(y.total.candidates, 6);
+    assert!(y.total.kept >= 4, "{:?}", y.total);
+    let first = tree(one.path());
+    let index = String::from_utf8(first["index.jsonl"].clone()).unwrap();
+    assert_eq!(index.lines().count(), y.total.kept);
+    for line in index.lines() {
+        let e: serde_json::Value = serde_json::from_str(line).unwrap();
+        for key in ["env_id", "path", "seed_task", "kind", "modality", "metric", "direction", "thresholds", "generator"]
+        {
+            assert!(e.get(key).is_some(), "{key}: {line}");
+        }
+        Environment::read(one.path().join(e["path"].as_str().unwrap())).unwrap();
+    }
+    assert!(first.contains_key("yield.json"));
+
+    let two = tempfile::tempdir().unwrap();
+    run_with_threads(2, Shard::ALL, two.path());
+    assert_eq!(tree(two.path()), first, "one and two threads");
+
+    // Resumed: nothing is redone and nothing changes.
+    let again = run_with_threads(2, Shard::ALL, one.path());
+    assert_eq!((again.processed, again.resumed), (0, 6));
+    assert_eq!(tree(one.path()), first);
+
+    // Three shards into one folder.
+    let sharded = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        run_with_threads(2, Shard { index: i, count: 3 }, sharded.path());
+    }
+    assert_eq!(tree(sharded.path()), first, "three shards");
+
+    // Three shards in three folders, copied together and reindexed.
+    let merged = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        let part = tempfile::tempdir().unwrap();
+        run_with_threads(1, Shard { index: i, count: 3 }, part.path());
+        for (rel, bytes) in tree(part.path()) {
+            let to = merged.path().join(&rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, bytes).unwrap();
+        }
+    }
+    reindex(merged.path()).unwrap();
+    assert_eq!(tree(merged.path()), first, "three shards merged");
+}
+
+#[test]
+fn a_run_with_other_settings_is_refused_in_the_same_output() {
+    let out = tempfile::tempdir().unwrap();
+    let mut c = config(Shard::ALL);
+    c.per_seed = 1;
+    foundry(c.clone()).run(&[seed("wine")], out.path(), &|_, _| {}).unwrap();
+    c.run_seed = 12;
+    assert!(foundry(c).run(&[seed("wine")], out.path(), &|_, _| {}).is_err());
+}
+
+/// A writer that fails its first `failures` calls.
+struct Flaky {
+    failures: usize,
+    calls: AtomicUsize,
+}
+
+impl TechnicalWriter for Flaky {
+    fn name(&self) -> &str {
+        "flaky"
+    }
+    fn describe(&self, env: &Environment, plan: &TaskPlan, brief: &Brief) -> sandmle_agents::Result<String> {
+        if self.calls.fetch_add(1, Ordering::SeqCst) < self.failures {
+            return Err(sandmle_agents::Error::BadSetting { setting: "writer", reason: "out of ink".into() });
+        }
+        Ok(sandmle_agents::roles::write_description(env, plan, brief))
+    }
+}
+
+#[test]
+fn failed_candidates_are_retried_with_a_fresh_seed() {
+    let out = tempfile::tempdir().unwrap();
+    let mut f = foundry(FoundryConfig { per_seed: 1, run_seed: 3, retries: 2, ..FoundryConfig::default() });
+    f.writer = Arc::new(Flaky { failures: 2, calls: AtomicUsize::new(0) });
+    let report = f.run(&[seed("wine")], out.path(), &|_, _| {}).unwrap();
+    let records = read_records(out.path()).unwrap();
+    let attempts = &records[0].attempts;
+    assert_eq!(attempts.len(), 3);
+    assert!(attempts[0].error.as_deref().unwrap().contains("out of ink"));
+    assert_ne!(attempts[0].seed, attempts[2].seed, "each retry draws a fresh seed");
+    assert_eq!(report.yield_.total.retried, 1);
+    assert_eq!(report.yield_.failures.len(), 2);
+    // With no retries left the slot is lost, and the yield says why.
+    let out = tempfile::tempdir().unwrap();
+    let mut f = foundry(FoundryConfig { per_seed: 1, run_seed: 3, retries: 0, ..FoundryConfig::default() });
+    f.writer = Arc::new(Flaky { failures: 1, calls: AtomicUsize::new(0) });
+    let report = f.run(&[seed("wine")], out.path(), &|_, _| {}).unwrap();
+    assert_eq!(report.yield_.total.kept, 0);
+    assert_eq!(report.yield_.total.planned, 1);
+    assert_eq!(report.yield_.total.described, 0);
+}
+
+#[test]
+fn the_yield_reports_the_spread_of_domains_families_and_mutations() {
+    let out = tempfile::tempdir().unwrap();
+    let c = FoundryConfig { per_seed: 10, run_seed: 2026, ..FoundryConfig::default() };
+    let report = foundry(c).run(&[seed("breast_cancer")], out.path(), &|_, _| {}).unwrap();
+    let spread = &report.yield_.spread;
+    assert!(spread.domains.len() >= 6, "{:?}", spread.domains);
+    assert_eq!(spread.domains.values().sum::<usize>(), report.yield_.total.kept);
+    assert!(!spread.rule_families.is_empty());
+    assert!(spread.mutations.contains_key("noise"));
+    let y: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("yield.json")).unwrap()).unwrap();
+    assert_eq!(y["seeds"]["breast_cancer"]["candidates"], 10);
+    assert_eq!(y["settings"]["roles"]["technical_writer"], "builtin-writer");
+}
