@@ -1,19 +1,23 @@
 //! Quickstart: the core of SandMLE, offline, on every bundled real seed.
 //!
-//! For each seed: shrink it to a micro environment and synthesize a few
-//! new ones from its DNA; run the baseline panel on each, derive the medal
-//! thresholds, run the verification gates; compare the panel's ranking on
-//! the micro environment with its ranking on the full seed (Kendall's tau);
-//! and time one pipeline step — a linear model, which scales to the full
-//! seed — on the micro environment and on the full seed. Environments are
-//! written under `target/sandmle/quickstart/`.
+//! For each seed: shrink it to a micro environment and calibrate it (the
+//! baseline panel, the medal thresholds, the verification gates); then the
+//! Foundry generates new ones from its DNA with the four built-in roles
+//! (Data Strategist, ML Developer, MLOps Engineer, Technical Writer). The
+//! table compares the panel's ranking on the micro environment with its
+//! ranking on the full seed (Kendall's tau) and times one pipeline step — a
+//! linear model, which scales to the full seed — on the micro environment
+//! and on the full seed. Environments are written under
+//! `target/sandmle/quickstart/` (the Foundry's output, with `yield.json`
+//! and `index.jsonl`, in its `generated/` folder).
 //!
 //! Run with `cargo run --release --example quickstart`.
 
 use sandmle::{Composition, load_seed, repository_seeds, seed_names_in};
+use sandmle_agents::foundry::{FoundryConfig, SeedTask};
 use sandmle_core::{Environment, GateResult, GradeReport, SubmissionForm, WriteOptions};
 use sandmle_exec::{CheckedPipeline, PipelineExecutor, PipelineSpec};
-use sandmle_synth::{StratifiedShrinker, extract_dna, funnel, kendall_tau};
+use sandmle_synth::{StratifiedShrinker, kendall_tau};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -53,7 +57,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/sandmle/quickstart");
     let write = WriteOptions { overwrite: true, ..WriteOptions::default() };
     let c = Composition::new();
-    let generator = c.generator();
+    let names = seed_names_in(&repository_seeds())?;
+    let seeds: Vec<SeedTask> = names
+        .iter()
+        .map(|n| Ok(SeedTask { name: n.clone(), env: load_seed(n)? }))
+        .collect::<sandmle_core::Result<_>>()?;
+    let generated = out.join("generated");
+    if generated.exists() {
+        std::fs::remove_dir_all(&generated)?;
+    }
+    let foundry = c.foundry(FoundryConfig { per_seed: SYNTHESIZED, run_seed: 1, ..FoundryConfig::default() });
+    let report = foundry.run(&seeds, &generated, &|_, _| {})?;
+    let records = sandmle_agents::foundry::read_records(&generated)?;
     println!(
         "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}",
         "seed",
@@ -68,11 +83,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let (mut kept_total, mut candidates_total) = (0, 0);
     let mut failures: Vec<String> = Vec::new();
-    for name in seed_names_in(&repository_seeds())? {
-        let seed = load_seed(&name)?;
-        let full_ms = step_ms(&seed);
+    for SeedTask { name, env: seed } in &seeds {
+        let name = name.clone();
+        let full_ms = step_ms(seed);
         let mut envs: Vec<(String, Environment, Vec<GateResult>, Option<f64>)> = Vec::new();
-        match StratifiedShrinker::default().shrink_env(&seed, 1) {
+        match StratifiedShrinker::default().shrink_env(seed, 1) {
             Ok(mut micro) => {
                 let gates = c.calibrate(&mut micro)?;
                 let tau = match (&seed.leaderboard, &micro.leaderboard) {
@@ -83,19 +98,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Err(e) => println!("{name:<14} shrink: {e}"),
         }
-        let dna = extract_dna(&seed)?;
-        let candidates = generator.run(&dna, &seed.task().id, SYNTHESIZED, 1);
-        let f = funnel(&candidates);
+        let f = report.yield_.seeds.get(&name).cloned().unwrap_or_default();
         kept_total += f.kept;
         candidates_total += f.candidates;
-        for cand in candidates.into_iter().filter(|c| c.kept()) {
-            if let Some(env) = cand.env {
-                envs.push(("synth".into(), env, cand.gates, None));
+        for r in records.iter().filter(|r| r.seed_task == name) {
+            if let (Some(id), Some(last)) = (&r.env_id, r.attempts.last()) {
+                envs.push(("synth".into(), Environment::read(generated.join(id))?, last.gates.clone(), None));
             }
         }
         for (origin, env, gates, tau) in &envs {
             let passed = gates.iter().filter(|g| g.passed).count();
-            env.write_into(&out, &write)?;
+            if *origin == "shrunk" {
+                env.write_into(&out, &write)?;
+            }
             let t = env.grading.thresholds.as_ref();
             let thresholds = t
                 .map_or("-".into(), |t| format!("{:.3} / {:.3} / {:.3} / {:.3}", t.gold, t.silver, t.bronze, t.median));

@@ -17,18 +17,27 @@
 //! let env = sandmle_core::Environment::read(seeds.join("wine")).unwrap();
 //! let c = sandmle::Composition::new();
 //! assert!(c.grader.check(&env.grading_task()).is_ok());
+//! // The Foundry over the built-in roles: one candidate of the wine seed.
+//! let foundry = c.foundry(sandmle_agents::foundry::FoundryConfig { per_seed: 1, ..Default::default() });
+//! let out = std::env::temp_dir().join(format!("sandmle-lib-doc-{}", std::process::id()));
+//! let seeds = [sandmle_agents::foundry::SeedTask { name: "wine".into(), env }];
+//! let report = foundry.run(&seeds, &out, &|_, _| {}).unwrap();
+//! assert_eq!(report.yield_.total.candidates, 1);
+//! # std::fs::remove_dir_all(&out).ok();
 //! ```
 #![forbid(unsafe_code)]
 
-use sandmle_core::{BaselinePanel, Environment, GateResult, Grader, Result, Verifier, calibrate};
+use sandmle_agents::foundry::{Foundry, FoundryConfig};
+use sandmle_agents::roles::builtin::{Developer, MlOps, Strategist, Writer};
+use sandmle_core::{BaselinePanel, Environment, GateResult, Grader, Result, Synthesizer, Verifier, calibrate};
 use sandmle_exec::Panel;
 use sandmle_metrics::StandardGrader;
-use sandmle_synth::{DnaSynthesizer, GateVerifier, Generator};
+use sandmle_synth::{DnaSynthesizer, GateVerifier};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The concrete crates composed behind core's traits: the standard grader,
-/// the baseline panel and the gate verifier.
+/// the baseline panel, the gate verifier and the DNA synthesizer.
 #[derive(Clone)]
 pub struct Composition {
     /// Grades submissions (sandmle-metrics).
@@ -37,6 +46,8 @@ pub struct Composition {
     pub panel: Arc<dyn BaselinePanel>,
     /// Checks environments (sandmle-synth), with the grader above.
     pub verifier: Arc<dyn Verifier>,
+    /// Extracts DNA, plans candidates and realises plans (sandmle-synth).
+    pub synthesizer: Arc<dyn Synthesizer>,
 }
 
 impl Composition {
@@ -45,20 +56,32 @@ impl Composition {
         let grader: Arc<dyn Grader> = Arc::new(StandardGrader);
         let panel: Arc<dyn BaselinePanel> = Arc::new(Panel::default());
         let verifier: Arc<dyn Verifier> = Arc::new(GateVerifier::new(Arc::clone(&grader)));
-        Composition { grader, panel, verifier }
+        Composition { grader, panel, verifier, synthesizer: Arc::new(DnaSynthesizer::default()) }
     }
 
-    /// A generator synthesizing with the default [`DnaSynthesizer`].
-    pub fn generator(&self) -> Generator {
-        Generator {
-            synthesizer: Arc::new(DnaSynthesizer::default()),
-            panel: Arc::clone(&self.panel),
-            grader: Arc::clone(&self.grader),
+    /// The Foundry with the four built-in roles over this composition.
+    pub fn foundry(&self, config: FoundryConfig) -> Foundry {
+        Foundry {
+            strategist: Arc::new(Strategist { synthesizer: Arc::clone(&self.synthesizer) }),
+            developer: Arc::new(Developer {
+                synthesizer: Arc::clone(&self.synthesizer),
+                panel: Arc::clone(&self.panel),
+                grader: Arc::clone(&self.grader),
+            }),
+            mlops: Arc::new(MlOps { grader: Arc::clone(&self.grader) }),
+            writer: Arc::new(Writer),
             verifier: Arc::clone(&self.verifier),
+            config,
         }
     }
 
-    /// Panel, leaderboard, thresholds and gates ([`sandmle_core::calibrate`]).
+    /// The rule families the synthesizer realises (for LLM strategists).
+    pub fn rule_families(&self) -> Vec<String> {
+        sandmle_synth::FAMILIES.iter().map(|f| f.name()).collect()
+    }
+
+    /// Panel, leaderboard, thresholds and gates ([`sandmle_core::calibrate`]),
+    /// for environments the Foundry did not make (a shrunk seed, say).
     ///
     /// # Errors
     /// As [`sandmle_core::calibrate`].

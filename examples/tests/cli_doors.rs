@@ -167,9 +167,9 @@ fn fifos_and_devices_are_refused_without_hanging() {
 fn huge_counts_are_usage_errors() {
     let out = dir_arg();
     for count in ["18446744073709551615", "1000000000", "0"] {
-        let args = ["synthesize", "--seed-env", &seed("wine"), "--count", count, "--seed", "1", "--out", &out];
+        let args = ["generate", "--seed-env", &seed("wine"), "--per-seed", count, "--seed", "1", "--out", &out];
         let o = sandmle(&args);
-        assert_eq!(o.status.code(), Some(2), "--count {count}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "--per-seed {count}: {}", stderr(&o));
     }
     let o = sandmle(&["shrink", "--seed-env", &seed("wine"), "--seed", "1", "--train-rows", "100000", "--out", &out]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

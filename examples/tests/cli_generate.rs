@@ -1,4 +1,4 @@
-//! `sandmle shrink`, `synthesize` and `verify` on the bundled real seeds:
+//! `sandmle shrink`, `generate` and `verify` on the bundled real seeds:
 //! every gate passes, the funnel is written, and the output directories
 //! are byte-identical across runs and thread counts.
 
@@ -49,48 +49,59 @@ fn shrink_gives_an_environment_passing_every_gate_with_its_fidelity() {
 }
 
 #[test]
-fn synthesize_writes_kept_environments_and_the_funnel_identically_on_one_and_two_threads() {
-    let runs: Vec<(tempfile::TempDir, serde_json::Value)> = ["1", "2", "2"]
-        .iter()
-        .map(|threads| {
-            let dir = tempfile::tempdir().unwrap();
-            let out = sandmle_with_threads(
-                &[
-                    "synthesize",
-                    "--seed-env",
-                    &seed("oj"),
-                    "--count",
-                    "4",
-                    "--seed",
-                    "11",
-                    "--out",
-                    dir.path().to_str().unwrap(),
-                    "--json",
-                ],
-                threads,
-            );
-            assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-            (dir, json(&out))
-        })
-        .collect();
-    let (dir, v) = &runs[0];
-    let funnel = &v["yield"]["funnel"];
-    assert_eq!(funnel["candidates"], 4);
-    let kept = funnel["kept"].as_u64().unwrap();
-    assert!(kept >= 1, "{funnel}");
-    let yield_file: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("yield.json")).unwrap()).unwrap();
-    assert_eq!(&yield_file["funnel"], funnel);
+fn generate_writes_kept_environments_the_yield_and_the_index_identically_on_threads_and_shards() {
+    let run = |threads: &str, dir: &Path, shard: Option<&str>| {
+        let d = dir.to_str().unwrap();
+        let mut args = vec![
+            "generate",
+            "--seed-env",
+            "oj",
+            "--seed-env",
+            "wine",
+            "--per-seed",
+            "3",
+            "--seed",
+            "11",
+            "--out",
+            d,
+            "--json",
+        ];
+        let seeds = seed("oj");
+        let seeds_dir = Path::new(&seeds).parent().unwrap().to_str().unwrap().to_owned();
+        args.extend(["--seeds", seeds_dir.as_str()]);
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let out = sandmle_with_threads(&args, threads);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out)
+    };
+    let one = tempfile::tempdir().unwrap();
+    let v = run("1", one.path(), None);
+    let total = &v["yield"]["total"];
+    assert_eq!(total["candidates"], 6);
+    let kept = total["kept"].as_u64().unwrap();
+    assert!(kept >= 3, "{total}");
+    assert!(v["throughput"]["oj"]["per_minute_one_core"].as_f64().unwrap() > 0.0);
+    let first = tree(one.path());
+    let index = String::from_utf8(first["index.jsonl"].clone()).unwrap();
+    assert_eq!(index.lines().count() as u64, kept);
     // Every kept environment passes every gate when verified afresh.
-    for id in yield_file["kept"].as_array().unwrap() {
-        let env = dir.path().join(id.as_str().unwrap());
+    for line in index.lines() {
+        let e: serde_json::Value = serde_json::from_str(line).unwrap();
+        let env = one.path().join(e["path"].as_str().unwrap());
         let verify = sandmle_with_threads(&["verify", "--env", env.to_str().unwrap()], "2");
         assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
     }
-    // Byte-identical directories: one thread, two threads, and again.
-    let first = tree(runs[0].0.path());
-    assert_eq!(first.len() as u64, 1 + 8 * kept);
-    for (other, _) in &runs[1..] {
-        assert_eq!(tree(other.path()), first);
+    let two = tempfile::tempdir().unwrap();
+    run("2", two.path(), None);
+    assert_eq!(tree(two.path()), first, "one and two threads");
+    let sharded = tempfile::tempdir().unwrap();
+    for s in ["0/3", "1/3", "2/3"] {
+        run("2", sharded.path(), Some(s));
     }
+    assert_eq!(tree(sharded.path()), first, "three shards");
+    let bad =
+        sandmle_with_threads(&["generate", "--out", one.path().to_str().unwrap(), "--shard", "3/3", "--json"], "1");
+    assert_eq!(bad.status.code(), Some(2));
 }

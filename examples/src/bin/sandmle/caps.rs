@@ -10,3 +10,8 @@ pub const TRAIN_ROWS: std::ops::RangeInclusive<u64> = 50..=200;
 pub const MAX_PANEL_ROWS: u64 = 100_000_000;
 /// Largest `--k` of `map_at_k`.
 pub const MAX_K: u64 = 1_000;
+
+/// A `usize` argument within `range` (a usage error, exit 2, beyond it).
+pub fn usize_in(range: std::ops::RangeInclusive<u64>) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(range)
+}

@@ -7,6 +7,7 @@
 //! broken environment.
 
 mod caps;
+mod foundry;
 mod generate;
 mod grading;
 mod import;
@@ -52,9 +53,10 @@ enum Command {
     Panel(run::PanelArgs),
     /// Shrink a real seed to a micro environment.
     Shrink(generate::ShrinkArgs),
-    /// Synthesize candidates from a seed's DNA; keep those passing every gate.
-    #[command(alias = "generate")]
-    Synthesize(generate::SynthesizeArgs),
+    /// Generate environments from seeds: the four roles, the gates, the kept
+    /// environments with yield.json and index.jsonl.
+    #[command(alias = "synthesize")]
+    Generate(foundry::GenerateArgs),
     /// Run the verification gates on an environment.
     Verify(generate::VerifyArgs),
     /// List the bundled seed environments.
@@ -94,7 +96,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(&a, &g),
         Command::Panel(a) => run::panel(&a, &g),
         Command::Shrink(a) => generate::shrink(&a, &g),
-        Command::Synthesize(a) => generate::synthesize(&a, &g),
+        Command::Generate(a) => foundry::generate(&a, &g),
         Command::Verify(a) => generate::verify(&a, &g),
         Command::Seeds => seeds::list(&g),
     };

@@ -1,0 +1,116 @@
+//! `generate`: the Foundry over a folder of seed environments.
+
+use crate::Globals;
+use crate::output::{Failure, Kind, print_typed, say};
+use clap::Args;
+use sandmle::Composition;
+use sandmle_agents::foundry::{FoundryConfig, SeedTask, Shard, reindex};
+use sandmle_core::Environment;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Only these seeds (names in the seeds folder, or directories);
+    /// repeatable. Default: every environment of the seeds folder.
+    #[arg(long = "seed-env")]
+    seed_env: Vec<PathBuf>,
+    /// Candidates per seed (1 to 10,000).
+    #[arg(long = "per-seed", default_value_t = 10, value_parser = crate::caps::usize_in(1..=crate::caps::MAX_CANDIDATES))]
+    per_seed: usize,
+    /// The run's seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Retries of a failed candidate, each with a fresh seed (0 to 10).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=10))]
+    retries: u32,
+    /// This run's slice of the candidates, `I/N` (for Slurm arrays and Ray
+    /// jobs; N shards into one folder give the unsharded run's tree).
+    #[arg(long)]
+    shard: Option<String>,
+    /// Only rebuild `yield.json` and `index.jsonl` from the slot records in
+    /// `--out` (after copying shards' outputs together).
+    #[arg(long)]
+    reindex: bool,
+    /// Where to write the kept environments, `yield.json` and `index.jsonl`.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn seed_tasks(a: &GenerateArgs, g: &Globals) -> Result<Vec<SeedTask>, Failure> {
+    let dirs: Vec<PathBuf> = if a.seed_env.is_empty() {
+        let dir = sandmle::find_seeds(g.seeds.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+        sandmle::seed_names_in(&dir)?.into_iter().map(|n| dir.join(n)).collect()
+    } else {
+        a.seed_env.iter().map(|s| crate::seeds::resolve(s, g)).collect::<Result<_, _>>()?
+    };
+    dirs.into_iter()
+        .map(|dir| {
+            let name = dir.file_name().map_or_else(|| "seed".into(), |n| n.to_string_lossy().into_owned());
+            let env = Environment::read(&dir).map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?;
+            Ok(SeedTask { name, env })
+        })
+        .collect()
+}
+
+pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    let agents = |e: sandmle_agents::Error| match e {
+        sandmle_agents::Error::BadSetting { .. } => Failure::usage(e.to_string()),
+        other => Failure::new(Kind::System, other.to_string()),
+    };
+    if a.reindex {
+        let y = reindex(&a.out).map_err(agents)?;
+        if g.json {
+            print_typed(&y)?;
+        } else {
+            say!("{} candidates, {} kept", y.total.candidates, y.total.kept);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let shard = match &a.shard {
+        Some(s) => Shard::parse(s).map_err(agents)?,
+        None => Shard::ALL,
+    };
+    let seeds = seed_tasks(a, g)?;
+    let config =
+        FoundryConfig { per_seed: a.per_seed, run_seed: a.seed, retries: a.retries, shard, ..Default::default() };
+    let foundry = Composition::new().foundry(config);
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} candidates {elapsed}") {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let progress = |done: usize, total: usize| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    };
+    let report = foundry.run(&seeds, &a.out, &progress).map_err(agents)?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if g.json {
+        print_typed(&report)?;
+    } else {
+        let t = &report.yield_.total;
+        say!(
+            "{} candidates ({} attempts), {} kept, in {:.1} s ({} resumed)",
+            t.candidates,
+            t.attempts,
+            t.kept,
+            report.seconds,
+            report.resumed
+        );
+        for (seed, th) in &report.throughput {
+            say!("  {seed:<16} {:>4} kept  {:>7.0} per minute on one core", th.kept, th.per_minute_one_core);
+        }
+        for (gate, n) in &t.gates {
+            say!("  through {gate:<22} {n}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
