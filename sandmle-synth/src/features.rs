@@ -110,8 +110,8 @@ pub(crate) fn generate_features(
                     .collect();
                 Column::categorical(values.iter().map(|s| Some(s.as_str())))
             }
-            FeatureDna::Text { mean_tokens, sd_tokens, vocab_size, .. } => {
-                Column::Text(documents(&latent, *mean_tokens, *sd_tokens, *vocab_size, rng))
+            FeatureDna::Text { mean_tokens, sd_tokens, .. } => {
+                Column::Text(documents(&latent, *mean_tokens, *sd_tokens, domain.map(|d| d.name), rng))
             }
         };
         out.push(Generated {
@@ -125,24 +125,20 @@ pub(crate) fn generate_features(
     out
 }
 
-/// Documents over a generated vocabulary; ten "up" words are likelier
-/// where the latent is high and ten "down" words where it is low.
+/// Documents of the DNA's lengths in the domain's words ([`crate::words`]):
+/// everyday words and English fillers in a Zipf-like mix, and, for three
+/// tokens in ten, a phrase of the "up" set where the latent factor is high
+/// or of the "down" set where it is low — the words carry the signal.
 fn documents(
     latent: &[f64],
     mean_tokens: f64,
     sd_tokens: f64,
-    vocab_size: usize,
+    domain: Option<&str>,
     rng: &mut SeedRng,
 ) -> Vec<Option<String>> {
-    const SYLLABLES: [&str; 16] =
-        ["ka", "lo", "mi", "ner", "ta", "su", "ve", "ri", "on", "pa", "dex", "ul", "bri", "zo", "fa", "get"];
-    let size = vocab_size.clamp(40, 500);
-    let vocab: Vec<String> = (0..size)
-        .map(|i| {
-            let (a, b, c) = (i % 16, (i / 16) % 16, (i / 256) % 16);
-            format!("{}{}{}", SYLLABLES[a], SYLLABLES[b], if c > 0 { SYLLABLES[c] } else { "" })
-        })
-        .collect();
+    let (everyday, up, down) = crate::words::words_of(domain);
+    let vocab: Vec<&str> = everyday.iter().chain(crate::words::FILLERS).copied().collect();
+    let size = vocab.len();
     let weights: Vec<f64> = (0..size).map(|r| 1.0 / (r as f64 + 1.0)).collect();
     let total: f64 = weights.iter().sum();
     let cum: Vec<f64> = weights
@@ -156,14 +152,14 @@ fn documents(
         .iter()
         .map(|&z| {
             let len = (mean_tokens + sd_tokens * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
+            let signal = if z > 0.0 { up } else { down };
             let words: Vec<&str> = (0..len)
                 .map(|_| {
                     if rng.random::<f64>() < 0.3 {
-                        let offset = if z > 0.0 { 0 } else { 10 };
-                        vocab[size - 20 + offset + rng.random_range(0..10)].as_str()
+                        signal[rng.random_range(0..signal.len())]
                     } else {
                         let u: f64 = rng.random();
-                        vocab[cum.partition_point(|&c| c < u).min(size - 21)].as_str()
+                        vocab[cum.partition_point(|&c| c < u).min(size - 1)]
                     }
                 })
                 .collect();
@@ -208,5 +204,32 @@ pub(crate) fn apply_missingness(feats: &mut [Generated], factor: f64, rng: &mut 
                 Column::categorical(values.iter().map(|s| s.as_deref()))
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sandmle_core::rng_for;
+
+    /// Text is made of the domain's real words, and its signal words follow
+    /// the latent factor.
+    #[test]
+    fn documents_use_the_domains_words_and_carry_the_signal() {
+        let latent: Vec<f64> = (0..400).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let docs = documents(&latent, 12.0, 3.0, Some("retail"), &mut rng_for(1, "t"));
+        let (everyday, up, down) = crate::words::words_of(Some("retail"));
+        let known: std::collections::BTreeSet<&str> =
+            everyday.iter().chain(crate::words::FILLERS).chain(up).chain(down).flat_map(|p| p.split(' ')).collect();
+        let (mut up_hits, mut down_hits) = ([0usize; 2], [0usize; 2]);
+        for (doc, z) in docs.iter().zip(&latent) {
+            let doc = doc.as_deref().unwrap();
+            assert!(doc.split(' ').all(|w| known.contains(w)), "{doc}");
+            let side = usize::from(*z > 0.0);
+            up_hits[side] += up.iter().filter(|p| doc.contains(*p)).count();
+            down_hits[side] += down.iter().filter(|p| doc.contains(*p)).count();
+        }
+        assert!(up_hits[1] > 0 && up_hits[0] == 0, "{up_hits:?}");
+        assert!(down_hits[0] > 0 && down_hits[1] == 0, "{down_hits:?}");
     }
 }

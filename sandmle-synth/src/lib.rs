@@ -57,6 +57,7 @@ mod sizes;
 mod stats;
 mod synthesize;
 mod units;
+mod words;
 
 pub use dna::{CORRELATION_FLOOR, extract_dna, measure_signal};
 pub use error::{Error, Result};

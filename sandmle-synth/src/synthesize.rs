@@ -1,20 +1,32 @@
 //! [`DnaSynthesizer`]: a brand-new task with a DNA's structure and a hidden
 //! rule — the Data Strategist's re-homing plus the ML Developer's data.
 //!
-//! 1. **Mutations** (when enabled), drawn from the seed: noise level,
-//!    class imbalance, missingness, feature count up or down, irrelevant
-//!    features.
-//! 2. **Domain**: column names, class names and the description's story
-//!    come from a [domain lexicon](crate::DOMAINS).
+//! Two steps, so that each SandMLE role owns its part: [`DnaSynthesizer::plan`]
+//! decides (the Data Strategist's [`TaskPlan`]) and
+//! [`DnaSynthesizer::realize`] draws the data the plan asks for (the ML
+//! Developer's).
+//!
+//! 1. **Mutations** (when enabled), drawn from the candidate's seed: noise
+//!    level, class imbalance, missingness, feature count up or down,
+//!    irrelevant features.
+//! 2. **Domain**: the candidates of a seed rotate through the
+//!    [domain lexicons](crate::DOMAINS) from an offset drawn from the seed
+//!    task and the run's seed; column names, class names and the story
+//!    come from the domain, repeated names qualified (`recent_glucose`),
+//!    never numbered.
 //! 3. **Features**: numeric features are Gaussian latent factors in
 //!    correlated blocks, mapped through the DNA's quantiles (a
 //!    piecewise-linear inverse distribution function through the minimum,
 //!    the 5/25/50/75/95th percentiles and the maximum), so normal,
 //!    log-normal, heavy-tailed and bounded marginals keep their shape;
-//!    whole-number features stay whole. Categorical features keep their
+//!    whole-number features stay whole; a column the lexicon gives a unit
+//!    (`systolic_bp`, mmHg, 85–200) is then mapped into its plausible
+//!    range by an increasing affine map, which keeps the shape, the
+//!    missingness and the correlations. Categorical features keep their
 //!    cardinality and skew, their level chosen by a latent factor. Text
-//!    features are documents of the DNA's length over a generated
-//!    vocabulary, with a few words tied to a latent factor.
+//!    features are documents of the DNA's length in the domain's real
+//!    words, with signal phrases tied to a latent factor (the DNA's
+//!    vocabulary size is not kept: the domain's vocabulary is).
 //! 4. **Hidden rule**: one of the [families](crate::Family) over the
 //!    latent signals; labels are quantile cuts of the noisy score (two
 //!    classes, at the DNA's balance), the argmax of per-class scores with
@@ -49,7 +61,8 @@ use std::collections::BTreeSet;
 /// 3: candidates are planned ([`sandmle_core::TaskPlan`]) and realised in two
 /// steps; candidate seeds derive from the seed task, so seeds spread over
 /// the domains; numeric columns and value targets are mapped into their
-/// lexicon units' ranges; repeated names are qualified, not numbered.
+/// lexicon units' ranges; repeated names are qualified, not numbered; text
+/// is made of the domain's real words and signal phrases.
 pub const SYNTH_VERSION: &str = "3";
 
 /// The synthesizer.
