@@ -5,8 +5,11 @@
 //! text task a text task: an agent's tokenizer, stop-word list and
 //! n-grams meet what they would meet in the domain.
 
+/// A list of words or phrases.
+type List = &'static [&'static str];
+
 /// `(domain, everyday words, up phrases, down phrases)`.
-pub(crate) const WORDS: &[(&str, &[&str], &[&str], &[&str])] = &[
+pub(crate) const WORDS: &[(&str, List, List, List)] = &[
     (
         "healthcare",
         &[
