@@ -140,6 +140,35 @@ pub enum SubmissionForm {
     LabelList,
 }
 
+impl TaskKind {
+    /// What is predicted, as a description says it ("the class", "the
+    /// value", ...).
+    pub fn prediction_phrase(self) -> &'static str {
+        match self {
+            TaskKind::BinaryClassification => "which of two classes",
+            TaskKind::MulticlassClassification => "the class",
+            TaskKind::MultiLabelClassification => "each of several yes/no labels",
+            TaskKind::Regression => "the value",
+            TaskKind::Ranking => "the most likely labels",
+        }
+    }
+}
+
+impl SubmissionForm {
+    /// What a submission's prediction columns hold, as a description says
+    /// it ("the predicted label", ...).
+    pub fn phrase(self) -> &'static str {
+        match self {
+            SubmissionForm::Label => "the predicted label",
+            SubmissionForm::Probability => "the probability of the positive class",
+            SubmissionForm::ClassProbabilities => "one probability per class, each row summing to 1",
+            SubmissionForm::ColumnProbabilities => "the probability of 1 for each label",
+            SubmissionForm::Value => "the predicted value",
+            SubmissionForm::LabelList => "space-separated labels, most likely first",
+        }
+    }
+}
+
 impl MetricSpec {
     /// The form of a submission scored by this metric, from its catalogue
     /// entry (and, for a metric the catalogue does not know, from the task

@@ -1,7 +1,7 @@
 //! `description.md` for generated environments: what the rows are, the
 //! columns, the metric and the submission format — never the hidden rule.
 
-use sandmle_core::{ColumnType, SubmissionForm, Table, TaskKind, TaskSpec};
+use sandmle_core::{ColumnType, Table, TaskSpec};
 use std::fmt::Write;
 
 /// The story a description tells: a title and what one row stands for.
@@ -25,13 +25,7 @@ pub(crate) fn describe(task: &TaskSpec, story: &Story, train: &Table, test_rows:
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", story.title);
     let _ = writeln!(s, "{}\n", story.context);
-    let what = match task.kind {
-        TaskKind::BinaryClassification => "which of two classes",
-        TaskKind::MulticlassClassification => "the class",
-        TaskKind::MultiLabelClassification => "each of several yes/no labels",
-        TaskKind::Regression => "the value",
-        TaskKind::Ranking => "the most likely labels",
-    };
+    let what = task.kind.prediction_phrase();
     let targets = task.target_columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
     let _ =
         writeln!(s, "Each row is one {}. Predict {what} of {targets} for every row of `test.csv`.\n", story.row_noun);
@@ -51,14 +45,7 @@ pub(crate) fn describe(task: &TaskSpec, story: &Story, train: &Table, test_rows:
     let better = if task.direction.is_lower_better() { "lower" } else { "higher" };
     let _ = writeln!(s, "Submissions are scored with `{}` ({better} is better).\n", task.metric.name);
     let _ = writeln!(s, "## Submission format\n");
-    let form = match task.submission_form() {
-        SubmissionForm::Label => "the predicted label",
-        SubmissionForm::Probability => "the probability of the positive class",
-        SubmissionForm::ClassProbabilities => "one probability per class, each row summing to 1",
-        SubmissionForm::ColumnProbabilities => "the probability of 1 for each label",
-        SubmissionForm::Value => "the predicted value",
-        SubmissionForm::LabelList => "space-separated labels, most likely first",
-    };
+    let form = task.submission_form().phrase();
     let header: Vec<&str> =
         std::iter::once(task.id_column.as_str()).chain(task.prediction_columns.iter().map(String::as_str)).collect();
     let _ = writeln!(s, "A CSV file with the header `{}` and one row per test id, holding {form}.", header.join(","));

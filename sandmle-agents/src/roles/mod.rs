@@ -96,34 +96,19 @@ pub trait TechnicalWriter: Send + Sync {
     fn describe(&self, env: &Environment, plan: &TaskPlan, brief: &Brief) -> Result<String>;
 }
 
-/// Implements a role for `&T`, `Box<T>` and `Arc<T>`.
-macro_rules! forward_role {
-    ($trait:ident { $(fn $m:ident(&self $(, $a:ident : $t:ty)*) -> $r:ty;)* }) => {
-        impl<T: $trait + ?Sized> $trait for &T {
-            $(fn $m(&self $(, $a: $t)*) -> $r { (**self).$m($($a),*) })*
-        }
-        impl<T: $trait + ?Sized> $trait for Box<T> {
-            $(fn $m(&self $(, $a: $t)*) -> $r { (**self).$m($($a),*) })*
-        }
-        impl<T: $trait + ?Sized> $trait for std::sync::Arc<T> {
-            $(fn $m(&self $(, $a: $t)*) -> $r { (**self).$m($($a),*) })*
-        }
-    };
-}
-
-forward_role!(DataStrategist {
+sandmle_core::forward_impls!(DataStrategist {
     fn name(&self) -> &str;
     fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> Result<TaskPlan>;
 });
-forward_role!(MlDeveloper {
+sandmle_core::forward_impls!(MlDeveloper {
     fn name(&self) -> &str;
     fn develop(&self, plan: &TaskPlan) -> Result<Environment>;
 });
-forward_role!(MlOpsEngineer {
+sandmle_core::forward_impls!(MlOpsEngineer {
     fn name(&self) -> &str;
     fn check(&self, env: &Environment) -> Result<GradingCheck>;
 });
-forward_role!(TechnicalWriter {
+sandmle_core::forward_impls!(TechnicalWriter {
     fn name(&self) -> &str;
     fn describe(&self, env: &Environment, plan: &TaskPlan, brief: &Brief) -> Result<String>;
 });

@@ -4,7 +4,7 @@
 //! never the hidden rule. Every column is described on a line of its own,
 //! so no line names the rule's features together ([`super::leaks`]).
 
-use sandmle_core::{ColumnType, Environment, SubmissionForm, TaskKind, TaskPlan, format_f64};
+use sandmle_core::{ColumnType, Environment, TaskPlan, format_f64};
 use serde::{Deserialize, Serialize};
 
 /// What the description tells the agent about its working conditions:
@@ -38,13 +38,7 @@ fn type_word(t: ColumnType) -> &'static str {
 pub fn write_description(env: &Environment, plan: &TaskPlan, brief: &Brief) -> String {
     let task = env.task();
     let targets = task.target_columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
-    let what = match task.kind {
-        TaskKind::BinaryClassification => "which of two classes",
-        TaskKind::MulticlassClassification => "the class",
-        TaskKind::MultiLabelClassification => "each of several yes/no labels",
-        TaskKind::Regression => "the value",
-        TaskKind::Ranking => "the most likely labels",
-    };
+    let what = task.kind.prediction_phrase();
     let mut lines = vec![
         format!("# {}", plan.story.title),
         String::new(),
@@ -77,14 +71,7 @@ pub fn write_description(env: &Environment, plan: &TaskPlan, brief: &Brief) -> S
         lines.push(line);
     }
     let better = if task.direction.is_lower_better() { "lower" } else { "higher" };
-    let form = match task.submission_form() {
-        SubmissionForm::Label => "the predicted label",
-        SubmissionForm::Probability => "the probability of the positive class",
-        SubmissionForm::ClassProbabilities => "one probability per class, each row summing to 1",
-        SubmissionForm::ColumnProbabilities => "the probability of 1 for each label",
-        SubmissionForm::Value => "the predicted value",
-        SubmissionForm::LabelList => "space-separated labels, most likely first",
-    };
+    let form = task.submission_form().phrase();
     let header: Vec<&str> =
         std::iter::once(task.id_column.as_str()).chain(task.prediction_columns.iter().map(String::as_str)).collect();
     lines.extend([

@@ -27,7 +27,26 @@ pub use synthesize::Synthesizer;
 pub use verify::{GateResult, Verifier};
 
 /// Implements a trait for `&T`, `Box<T>` and `Arc<T>` by forwarding every
-/// listed method to `T`.
+/// listed method to `T`, so that `Box<dyn Trait>` and `Arc<dyn Trait>` are
+/// themselves implementations. Every port of this crate uses it; crates
+/// that define traits of their own (the roles of `sandmle-agents`) do too.
+///
+/// ```
+/// pub trait Greeter: Send + Sync {
+///     fn greet(&self, name: &str) -> String;
+/// }
+/// sandmle_core::forward_impls!(Greeter {
+///     fn greet(&self, name: &str) -> String;
+/// });
+/// struct Hello;
+/// impl Greeter for Hello {
+///     fn greet(&self, name: &str) -> String { format!("hello {name}") }
+/// }
+/// let boxed: Box<dyn Greeter> = Box::new(Hello);
+/// fn use_it(g: impl Greeter) -> String { g.greet("you") }
+/// assert_eq!(use_it(boxed), "hello you");
+/// ```
+#[macro_export]
 macro_rules! forward_impls {
     ($trait:ident { $(fn $m:ident(&self $(, $a:ident : $t:ty)*) -> $r:ty;)* }) => {
         impl<T: $trait + ?Sized> $trait for &T {
@@ -41,4 +60,4 @@ macro_rules! forward_impls {
         }
     };
 }
-pub(crate) use forward_impls;
+pub(crate) use crate::forward_impls;
