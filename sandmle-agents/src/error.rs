@@ -35,6 +35,29 @@ pub enum Error {
         /// The first leak found.
         leak: String,
     },
+    /// A chat server answered with an error that retrying cannot mend
+    /// (a 4xx other than 429).
+    #[error("the chat server answered HTTP {status}: {message}")]
+    Http {
+        /// The status.
+        status: u16,
+        /// The server's message, bounded.
+        message: String,
+    },
+    /// A chat server stayed unreachable or overloaded through every retry.
+    #[error("the chat server is unavailable after {attempts} attempts: {reason}")]
+    Unavailable {
+        /// Attempts made.
+        attempts: u32,
+        /// The last failure.
+        reason: String,
+    },
+    /// A chat server's reply is not the protocol's JSON.
+    #[error("the chat server's reply is malformed: {reason}")]
+    BadReply {
+        /// What is wrong.
+        reason: String,
+    },
     /// A file of the Foundry's output could not be written or read.
     #[error("{}: {reason}", path.display())]
     Output {
@@ -44,6 +67,20 @@ pub enum Error {
         reason: String,
     },
     // --- the RL environment, codecs, rewards and rollouts ---
+}
+
+impl Error {
+    /// `true` when an LLM-backed role or its chat model is at fault: replies
+    /// that stayed invalid, or a server that failed.
+    pub fn is_llm_failure(&self) -> bool {
+        match self {
+            Error::LlmReply { .. } | Error::Http { .. } | Error::Unavailable { .. } | Error::BadReply { .. } => true,
+            Error::Core(sandmle_core::Error::Port { source, .. }) => {
+                source.downcast_ref::<Error>().is_some_and(Error::is_llm_failure)
+            }
+            _ => false,
+        }
+    }
 }
 
 /// `Result` with [`Error`].

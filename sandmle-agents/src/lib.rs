@@ -46,6 +46,8 @@ pub use error::{Error, Result};
 
 // --- generation: roles and the Foundry ---
 pub mod foundry;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod llm;
 pub mod roles;
 
