@@ -11,6 +11,7 @@ mod generate;
 mod grading;
 mod import;
 mod output;
+mod rollout;
 mod run;
 mod sandbox;
 mod seeds;
@@ -57,6 +58,8 @@ enum Command {
     Synthesize(generate::SynthesizeArgs),
     /// Run the verification gates on an environment.
     Verify(generate::VerifyArgs),
+    /// Run RL rollout groups on environments and write trajectories.
+    Rollout(rollout::RolloutArgs),
     /// List the bundled seed environments.
     Seeds,
 }
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
         Command::Shrink(a) => generate::shrink(&a, &g),
         Command::Synthesize(a) => generate::synthesize(&a, &g),
         Command::Verify(a) => generate::verify(&a, &g),
+        Command::Rollout(a) => rollout::rollout(&a, &g),
         Command::Seeds => seeds::list(&g),
     };
     match result {
