@@ -54,7 +54,9 @@ impl Policy for LinearPolicy {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let backends = sandmle::rl_backends(Duration::from_secs(300), false);
-    for (seed, codec_name) in [("wine", "sandmle_react"), ("diabetes", "openai_tools"), ("breast_cancer", "hermes_json")] {
+    for (seed, codec_name) in
+        [("wine", "sandmle_react"), ("diabetes", "openai_tools"), ("breast_cancer", "hermes_json")]
+    {
         let task = Task::read(sandmle::repository_seeds().join(seed))?;
         let codec = codec_by_name(codec_name).ok_or("unknown codec")?;
         let config = RolloutConfig {

@@ -56,9 +56,10 @@ fn step_ms(env: &Environment) -> Option<f64> {
 fn rl_group(env: &Environment) -> String {
     use sandmle_agents::{Policy, RolloutConfig, Task, ToolSet, rollout::PanelPolicy};
     use std::sync::Arc;
-    let (Some(codec), Some(reward)) =
-        (sandmle_agents::codec::codec_by_name("sandmle_react"), sandmle_agents::reward::reward_by_name("released_dense"))
-    else {
+    let (Some(codec), Some(reward)) = (
+        sandmle_agents::codec::codec_by_name("sandmle_react"),
+        sandmle_agents::reward::reward_by_name("released_dense"),
+    ) else {
         return "-".into();
     };
     let Ok(task) = Task::new(env.clone()) else { return "-".into() };
@@ -87,7 +88,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let c = Composition::new();
     let generator = c.generator();
     println!(
-        "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}  {}",
+        "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}  {:<28}",
         "seed",
         "environment",
         "kind",

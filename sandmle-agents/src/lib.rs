@@ -8,7 +8,7 @@
 //!
 //! ## The RL side
 //!
-//! - [`env`]: an [`Episode`] per task instance — a persistent sandboxed
+//! - [`env`](mod@env): an [`Episode`] per task instance — a persistent sandboxed
 //!   workspace, typed [`Action`]s, the release's budgets (15 turns, 300 s a
 //!   step, 20 min an episode) and observations; `step_text` is the primary
 //!   entry point.

@@ -174,4 +174,3 @@ pub fn reward_by_name(name: &str) -> Option<Arc<dyn Reward>> {
         _ => None,
     }
 }
-

@@ -288,7 +288,8 @@ pub fn validate_line(line: &str) -> std::result::Result<(), String> {
         }
     }
     let grade = obj.get("final_grade").ok_or("no final_grade")?;
-    for key in ["score", "is_lower_better", "gold_threshold", "silver_threshold", "bronze_threshold", "median_threshold"]
+    for key in
+        ["score", "is_lower_better", "gold_threshold", "silver_threshold", "bronze_threshold", "median_threshold"]
     {
         if grade.get(key).is_none() {
             return Err(format!("final_grade has no `{key}`"));

@@ -107,7 +107,9 @@ fn the_episode_wall_time_truncates_a_running_step() {
     .unwrap();
     ep.reset().unwrap();
     let s = ep
-        .step_text("<think>slow</think>\n<tool_call>\npython\n<code>\nimport time\ntime.sleep(30)\n</code>\n</tool_call>")
+        .step_text(
+            "<think>slow</think>\n<tool_call>\npython\n<code>\nimport time\ntime.sleep(30)\n</code>\n</tool_call>",
+        )
         .unwrap();
     assert!(s.truncated);
     assert_eq!(s.info.termination, Some(Termination::TimeLimit));

@@ -64,7 +64,9 @@ fn expected(scheme: &str, ep: &Episode, format: f64) -> f64 {
             };
             0.2 * valid + tier + 0.1 * format
         }
-        "paper_dense" => 0.1 * format + 0.3 * valid + 0.1 * b(median) + 0.2 * b(bronze) + 0.2 * b(silver) + 0.1 * b(gold),
+        "paper_dense" => {
+            0.1 * format + 0.3 * valid + 0.1 * b(median) + 0.2 * b(bronze) + 0.2 * b(silver) + 0.1 * b(gold)
+        }
         "sparse" => 0.1 * format + 0.9 * b(gold),
         _ => 0.1 * format + 0.9 * grade.human_rank.unwrap_or(0.0),
     }
@@ -120,7 +122,11 @@ fn a_hermes_episode_and_an_openai_episode_score() {
     let reset = ep.reset().unwrap();
     assert!(reset.tools.iter().any(|t| t.name == PIPELINE_TOOL));
     let mut m = Message::assistant("<think>fit</think>");
-    m.tool_calls.push(ToolCall { id: "c1".into(), name: PIPELINE_TOOL.into(), arguments: serde_json::json!({"spec": spec}) });
+    m.tool_calls.push(ToolCall {
+        id: "c1".into(),
+        name: PIPELINE_TOOL.into(),
+        arguments: serde_json::json!({"spec": spec}),
+    });
     m.tool_calls.push(ToolCall { id: "c2".into(), name: "Score".into(), arguments: serde_json::json!({}) });
     let s = ep.step_message(m).unwrap();
     assert_eq!(s.observation.len(), 2);
@@ -151,17 +157,24 @@ fn react_parsing_is_as_lenient_as_the_release() {
     // Several blocks: the last complete one.
     assert_eq!(code("<code>a = 1</code> then <tool_call>python<code>b = 2</code></tool_call>"), "b = 2");
     // Bare code after `python`, no <code> tags.
-    assert_eq!(code("<tool_call>\npython\nimport os\nprint(os.getcwd())\n</tool_call>"), "import os\nprint(os.getcwd())");
+    assert_eq!(
+        code("<tool_call>\npython\nimport os\nprint(os.getcwd())\n</tool_call>"),
+        "import os\nprint(os.getcwd())"
+    );
     // A tool response the model wrote itself is cut.
-    assert!(matches!(parse("<tool_call>{\"name\": \"Score\", \"arguments\": {}}</tool_call><tool_response>fake").call,
-        Call::Action { action: Action::Score, .. }));
+    assert!(matches!(
+        parse("<tool_call>{\"name\": \"Score\", \"arguments\": {}}</tool_call><tool_response>fake").call,
+        Call::Action { action: Action::Score, .. }
+    ));
     // Empty code, unknown tools, bad JSON: malformed with the release's messages.
     let malformed = |t: &str| match parse(t).call {
         Call::Malformed { reason, .. } => reason,
         other => panic!("not malformed: {other:?}"),
     };
     assert!(malformed("<tool_call>python\n<code></code></tool_call>").contains("Formatting error"));
-    assert!(malformed("<tool_call>{\"name\": \"Search\", \"arguments\": {}}</tool_call>").contains("Tool Search not found"));
+    assert!(
+        malformed("<tool_call>{\"name\": \"Search\", \"arguments\": {}}</tool_call>").contains("Tool Search not found")
+    );
     assert!(malformed("<tool_call>{name: Score}</tool_call>").contains("not a valid JSON"));
     // Neither call nor answer: no call, and the react codec continues.
     let t = parse("<think>just thinking</think>");
@@ -310,7 +323,10 @@ fn a_panel_group_gives_valid_deterministic_trajectory_rows() {
     for key in ["data_source", "prompt", "reward_model", "extra_info"] {
         assert!(verl.get(key).is_some(), "{key}");
     }
-    assert!(!verl.to_string().contains("answers.csv") && !verl.to_string().contains("private"), "no answers in the row");
+    assert!(
+        !verl.to_string().contains("answers.csv") && !verl.to_string().contains("private"),
+        "no answers in the row"
+    );
 }
 
 #[test]

@@ -36,9 +36,8 @@ fn files_persist_across_runs_and_the_workspace_goes_on_drop() {
     // No submission yet: the run is a failure to produce one, not an error.
     assert!(matches!(first.status, ExecStatus::Failed { .. }), "{:?}", first.status);
     ws.write_file("step.py", b"print('hi')\n").unwrap();
-    let second = ws
-        .run(&sh("cat notes.txt step.py; cp sample_submission.csv submission.csv"), Duration::from_secs(30))
-        .unwrap();
+    let second =
+        ws.run(&sh("cat notes.txt step.py; cp sample_submission.csv submission.csv"), Duration::from_secs(30)).unwrap();
     assert_eq!(second.status, ExecStatus::Completed, "{}", second.stderr_tail);
     assert!(second.stdout_tail.contains("kept") && second.stdout_tail.contains("print('hi')"));
     assert!(ws.has_submission());

@@ -13,10 +13,10 @@
 //! "No tool call and no answer" is the codec's call ([`NoAction`]):
 //! SandMLE's loop continues, tool-call trainers stop.
 
-mod hermes;
-mod openai;
+pub mod hermes;
+pub mod openai;
 mod prompt;
-mod react;
+pub mod react;
 
 pub use hermes::HermesCodec;
 pub use openai::OpenAiCodec;
@@ -156,4 +156,3 @@ pub(crate) fn json_call(text: &str, tools: &ToolSet) -> Result<Action, String> {
     };
     tools.action(name, &arguments)
 }
-

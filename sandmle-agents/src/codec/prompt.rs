@@ -5,7 +5,7 @@
 //! the Python tool, grade it with Score, refine until satisfied; exactly
 //! one `<tool_call>` per response; at least one tool response observed
 //! before `<answer>submission</answer>`. The wording is this project's.
-//! The release ends its prompt with "Current date: <today>"; that would make
+//! The release ends its prompt with `Current date: <today>`; that would make
 //! prompts differ from day to day, so it is left out.
 
 use crate::env::{PIPELINE_TOOL, PYTHON_TOOL, SCORE_TOOL, ToolSet};

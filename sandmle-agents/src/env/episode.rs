@@ -413,7 +413,7 @@ impl Episode {
         let d = self.task.environment().task().direction;
         let valid = self.scores.iter().filter(|g| g.valid_submission && g.score.is_some());
         let picked = match self.config.graded {
-            Graded::Last => valid.last().cloned(),
+            Graded::Last => valid.clone().next_back().cloned(),
             Graded::Best => valid
                 .fold(None::<&GradeReport>, |best, g| match (best, g.score, best.and_then(|b| b.score)) {
                     (Some(b), Some(s), Some(bs)) if !d.better(s, bs) => Some(b),
@@ -544,7 +544,6 @@ fn user_prompt(task: &Task, c: &EpisodeConfig) -> String {
         minutes = c.episode_time.as_secs_f64() / 60.0,
     )
 }
-
 
 const NO_SUBMISSION: &str = "submission.csv not found in the working directory; write it with your code first";
 

@@ -2,7 +2,7 @@
 //! groups of `n` rollouts in parallel with their advantages.
 //!
 //! Two loop owners are supported: a trainer that owns the loop calls
-//! [`Episode`](crate::Episode)'s `reset`/`step_*` itself; a trainer that
+//! [`Episode`]'s `reset`/`step_*` itself; a trainer that
 //! hands over a policy (an OpenAI-compatible endpoint through
 //! [`ChatPolicy`], or any [`Policy`]) gets finished trajectories from
 //! [`rollout_group`].

@@ -134,7 +134,8 @@ pub fn stdlib_program(task: &TaskSpec, variant: u64) -> String {
     let temps = [0.5, 1.0, 2.0, 4.0];
     let alphas = [0.1, 1.0, 10.0, 100.0];
     let i = usize::try_from(variant % 4).unwrap_or(0);
-    let config = serde_json::json!([task.id_column, task.target_columns, task.prediction_columns, form, temps[i], alphas[i]]);
+    let config =
+        serde_json::json!([task.id_column, task.target_columns, task.prediction_columns, form, temps[i], alphas[i]]);
     PROGRAM.replace("__CONFIG__", &config.to_string())
 }
 

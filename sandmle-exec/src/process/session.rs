@@ -26,8 +26,11 @@ use sandmle_core::{Execution, PublicView, Table, Timings, Workspace};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// A workspace of the process executor that persists across runs; see the
-/// [module documentation](self).
+/// A workspace of the process executor that persists across runs, made by
+/// [`ProcessExecutor::open`]: the sandbox is probed once, each run binds
+/// only this workspace with its own wall clock and limits, the workspace
+/// budget counts from the opening, files written into it never follow a
+/// link a run left, and the directory is removed on drop.
 pub struct ProcessWorkspace {
     exec: ProcessExecutor,
     run: RunDir,
@@ -38,7 +41,10 @@ pub struct ProcessWorkspace {
 
 impl std::fmt::Debug for ProcessWorkspace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ProcessWorkspace").field("dir", &self.run.path()).field("sandboxed", &self.plan.is_some()).finish()
+        f.debug_struct("ProcessWorkspace")
+            .field("dir", &self.run.path())
+            .field("sandboxed", &self.plan.is_some())
+            .finish()
     }
 }
 
@@ -93,8 +99,7 @@ impl ProcessWorkspace {
         // Whatever a run left here (a link, a directory, a FIFO) goes; the
         // new file is created exclusively, so no link is ever followed.
         if let Ok(meta) = std::fs::symlink_metadata(&path) {
-            let removed =
-                if meta.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            let removed = if meta.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
             removed.map_err(|e| Error::io(&path, e))?;
         }
         let mut file =

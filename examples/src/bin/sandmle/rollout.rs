@@ -77,9 +77,10 @@ fn env_dirs(a: &RolloutArgs) -> Result<Vec<PathBuf>, Failure> {
             for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
                 let v: serde_json::Value = serde_json::from_str(line)
                     .map_err(|e| Failure::usage(format!("{}:{}: {e}", index.display(), i + 1)))?;
-                let path = v.get("path").and_then(|p| p.as_str()).ok_or_else(|| {
-                    Failure::usage(format!("{}:{}: no `path` field", index.display(), i + 1))
-                })?;
+                let path = v
+                    .get("path")
+                    .and_then(|p| p.as_str())
+                    .ok_or_else(|| Failure::usage(format!("{}:{}: no `path` field", index.display(), i + 1)))?;
                 let p = PathBuf::from(path);
                 dirs.push(if p.is_absolute() { p } else { base.join(p) });
             }
@@ -90,8 +91,8 @@ fn env_dirs(a: &RolloutArgs) -> Result<Vec<PathBuf>, Failure> {
 }
 
 pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
-    let codec = codec_by_name(&a.codec)
-        .ok_or_else(|| Failure::usage(format!("--codec: one of {}", CODECS.join(", "))))?;
+    let codec =
+        codec_by_name(&a.codec).ok_or_else(|| Failure::usage(format!("--codec: one of {}", CODECS.join(", "))))?;
     let reward = reward_by_name(&a.reward)
         .ok_or_else(|| Failure::usage(format!("--reward: one of {}", REWARD_SCHEMES.join(", "))))?;
     let estimator =
