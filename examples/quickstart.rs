@@ -7,7 +7,9 @@
 //! table compares the panel's ranking on the micro environment with its
 //! ranking on the full seed (Kendall's tau) and times one pipeline step — a
 //! linear model, which scales to the full seed — on the micro environment
-//! and on the full seed. Environments are written under
+//! and on the full seed; then it runs one RL rollout group (4 episodes of
+//! the built-in `PanelPolicy`) per kept environment and shows its mean
+//! reward and GRPO advantages. Environments are written under
 //! `target/sandmle/quickstart/` (the Foundry's output, with `yield.json`
 //! and `index.jsonl`, in its `generated/` folder).
 //!
@@ -52,6 +54,37 @@ fn step_ms(env: &Environment) -> Option<f64> {
     Some((t.get("preprocess")? + t.get("fit")? + t.get("predict")?) as f64 / 1000.0)
 }
 
+/// One RL rollout group on `env` with the built-in `PanelPolicy` (pipeline
+/// actions, SandMLE's format and released reward): the mean reward and the
+/// GRPO advantages, for the table's last columns.
+fn rl_group(env: &Environment) -> String {
+    use sandmle_agents::{Policy, RolloutConfig, Task, ToolSet, rollout::PanelPolicy};
+    use std::sync::Arc;
+    let (Some(codec), Some(reward)) = (
+        sandmle_agents::codec::codec_by_name("sandmle_react"),
+        sandmle_agents::reward::reward_by_name("released_dense"),
+    ) else {
+        return "-".into();
+    };
+    let Ok(task) = Task::new(env.clone()) else { return "-".into() };
+    let specs = sandmle::panel_specs(env);
+    let tools = ToolSet { code: false, pipeline: true };
+    let episode = sandmle_agents::EpisodeConfig { tools, ..Default::default() };
+    let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator: Default::default(), seed: 0 };
+    let factory = |_: usize, s: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
+        Ok(Box::new(PanelPolicy::new(&specs, 2, s, Arc::clone(&codec))))
+    };
+    let backends = sandmle::rl_backends(std::time::Duration::from_secs(300), false);
+    match sandmle_agents::rollout_group(&task, &backends, 4, &factory, &config) {
+        Ok(g) => {
+            let mean = g.trajectories.iter().map(|t| t.reward).sum::<f64>() / 4.0;
+            let adv: Vec<String> = g.advantages.values.iter().map(|a| format!("{a:+.1}")).collect();
+            format!("{mean:.2} [{}]", adv.join(" "))
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/sandmle/quickstart");
@@ -70,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let report = foundry.run(&seeds, &generated, &|_, _| {})?;
     let records = sandmle_agents::foundry::read_records(&generated)?;
     println!(
-        "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}",
+        "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}  {:<28}",
         "seed",
         "environment",
         "kind",
@@ -79,7 +112,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "gold / silver / bronze / median",
         "best baseline (medal)",
         "step ms micro/full",
-        "tau"
+        "tau",
+        "RL reward [GRPO advantages]"
     );
     let (mut kept_total, mut candidates_total) = (0, 0);
     let mut failures: Vec<String> = Vec::new();
@@ -129,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 failures.push(format!("{id}: gate {} failed: {}", g.gate, g.detail));
             }
             println!(
-                "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}",
+                "{:<14} {:<26} {:<10} {:>9} {:>5} {:>33} {:<34} {:>18} {:>5}  {}",
                 if *origin == "shrunk" { name.as_str() } else { "  (synth)" },
                 &id[..id.len().min(26)],
                 format!("{:?}", env.task().kind).replace("Classification", "").to_lowercase(),
@@ -139,6 +173,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 best,
                 timing,
                 tau.map_or("-".into(), |t| format!("{t:.2}")),
+                rl_group(env),
             );
         }
     }

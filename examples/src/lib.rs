@@ -101,6 +101,26 @@ impl Default for Composition {
     }
 }
 
+/// The ports an RL episode runs on: the standard grader, the sandboxed
+/// process executor (bubblewrap required unless `unsandboxed`) and the
+/// pipeline executor, both with `step_timeout` as their limit.
+pub fn rl_backends(step_timeout: std::time::Duration, unsandboxed: bool) -> sandmle_agents::Backends {
+    let sandbox =
+        if unsandboxed { sandmle_exec::SandboxMode::Unsandboxed } else { sandmle_exec::SandboxMode::Required };
+    let process = sandmle_exec::ProcessExecutor { sandbox, ..sandmle_exec::ProcessExecutor::default() };
+    sandmle_agents::Backends {
+        grader: Arc::new(StandardGrader),
+        code: Some(Arc::new(process)),
+        pipeline: Some(Arc::new(sandmle_exec::PipelineExecutor::with_time_limit(step_timeout))),
+    }
+}
+
+/// The baseline panel's specs for `env`, as JSON (the `PanelPolicy`'s
+/// menu).
+pub fn panel_specs(env: &Environment) -> Vec<serde_json::Value> {
+    Panel::default().specs(env.task(), env.train.n_rows()).iter().filter_map(|s| serde_json::to_value(s).ok()).collect()
+}
+
 /// A short JSON summary of an environment.
 ///
 /// # Errors

@@ -67,6 +67,25 @@ pub enum Error {
         reason: String,
     },
     // --- the RL environment, codecs, rewards and rollouts ---
+    /// A step was asked of an episode that was not reset or has ended.
+    #[error("the episode is not running (call reset first; it ends at its answer or budget)")]
+    EpisodeNotRunning,
+    /// A policy could not produce a turn.
+    #[error("policy `{policy}`: {reason}")]
+    Policy {
+        /// The policy's name.
+        policy: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A trajectory or export file could not be written or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
 }
 
 impl Error {

@@ -82,8 +82,8 @@ pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
 pub use ports::{
     BaselinePanel, ChatModel, ChatReply, ExecStatus, Execution, Executor, FinishReason, GateResult, Grader,
-    GradingTask, Message, Metric, Program, PublicView, Role, Sampling, Shrinker, Solution, Synthesizer, Timings,
-    TokenTrace, ToolCall, ToolSpec, Usage, Verifier,
+    GradingTask, Message, Metric, Program, PublicView, RESERVED_WORKSPACE_FILES, Role, Sampling, Shrinker, Solution,
+    Synthesizer, Timings, TokenTrace, ToolCall, ToolSpec, Usage, Verifier, Workspace,
 };
 pub use provenance::Provenance;
 pub use rng::{SeedRng, derive_seed, rng_for};

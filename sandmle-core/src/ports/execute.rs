@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The top-level file names a [`Workspace`] reserves: the public files,
+/// written when it opens and never replaced.
+pub const RESERVED_WORKSPACE_FILES: [&str; 4] = ["description.md", "train.csv", "test.csv", "sample_submission.csv"];
+
 /// What an agent may see of an environment.
 #[derive(Debug, Clone, Copy)]
 pub struct PublicView<'a> {
@@ -132,6 +136,47 @@ pub struct Execution {
     pub isolation: String,
 }
 
+/// A workspace that persists across several runs of one episode: it holds
+/// the public files and whatever earlier runs wrote (as SandMLE's run
+/// directory does), under the same isolation as a fresh run, and is
+/// removed when dropped.
+///
+/// Opened by [`Executor::open_workspace`]. Every run sees only this
+/// workspace; the budgets of [`Program`] runs (wall clock, memory, disk)
+/// apply to each run, and a disk budget counts what the workspace holds
+/// since it was opened.
+pub trait Workspace: Send {
+    /// Writes a file at the top level of the workspace, replacing what
+    /// the agent's runs may have left under that name without following
+    /// links. The reserved public names are refused.
+    ///
+    /// # Errors
+    /// A bad name (a path, a reserved name) or an I/O failure.
+    fn write_file(&mut self, name: &str, bytes: &[u8]) -> Result<()>;
+
+    /// Runs `command` (for example `["python3", "main_1.py"]`) in the
+    /// workspace under `timeout`. The execution's `submission` is the
+    /// `submission.csv` found afterwards, if it is readable.
+    ///
+    /// # Errors
+    /// As [`Executor::execute`]: the executor's faults only.
+    fn run(&mut self, command: &[String], timeout: Duration) -> Result<Execution>;
+
+    /// Whether `submission.csv` exists in the workspace now.
+    fn has_submission(&self) -> bool;
+
+    /// Reads `submission.csv` as it is now, with the executor's bounds:
+    /// `Ok(Err(reason))` when it is missing or unreadable (the agent's
+    /// fault).
+    ///
+    /// # Errors
+    /// The executor's own faults.
+    fn submission(&self) -> Result<std::result::Result<Table, String>>;
+
+    /// What the runs are isolated from, in plain words.
+    fn isolation(&self) -> String;
+}
+
 /// Runs a solution on an environment's public view and returns its
 /// submission.
 ///
@@ -149,9 +194,21 @@ pub trait Executor: Send + Sync {
     /// # Errors
     /// When the executor fails, never for a wrong solution.
     fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> Result<Execution>;
+
+    /// Opens a [`Workspace`] holding `task`'s public files, for an episode
+    /// of several runs. The default refuses: executors that run programs
+    /// (the process executor) implement it.
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] by default; the executor's faults.
+    fn open_workspace(&self, task: &PublicView<'_>) -> Result<Box<dyn Workspace>> {
+        let _ = task;
+        Err(crate::Error::Unsupported { component: self.name().to_owned(), what: "persistent workspaces".into() })
+    }
 }
 
 forward_impls!(Executor {
     fn name(&self) -> &str;
     fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> Result<Execution>;
+    fn open_workspace(&self, task: &PublicView<'_>) -> Result<Box<dyn Workspace>>;
 });

@@ -18,7 +18,9 @@ mod verify;
 mod tests;
 
 pub use chat::{ChatModel, ChatReply, FinishReason, Message, Role, Sampling, TokenTrace, ToolCall, ToolSpec, Usage};
-pub use execute::{ExecStatus, Execution, Executor, Program, PublicView, Solution, Timings};
+pub use execute::{
+    ExecStatus, Execution, Executor, Program, PublicView, RESERVED_WORKSPACE_FILES, Solution, Timings, Workspace,
+};
 pub use grade::{Grader, GradingTask};
 pub use metric::Metric;
 pub use panel::BaselinePanel;

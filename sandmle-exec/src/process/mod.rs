@@ -69,9 +69,11 @@
 //! child that starts its own session escapes the group kill.
 
 mod bwrap;
+mod session;
 mod wait;
 mod workspace;
 
+pub use session::ProcessWorkspace;
 pub use workspace::PUBLIC_FILES;
 
 use crate::error::{Error, Result};
@@ -224,22 +226,41 @@ impl ProcessExecutor {
         }
         let base = usage(&ws, &Usage { bytes: 0, entries: 0 }, &Limits { workspace_bytes: u64::MAX, ..self.limits });
         timings.push("setup", start.elapsed());
+        self.run_in(&run, plan.as_ref(), &program.command, deadline, &base, &view.task.id_column, timings)
+    }
 
+    /// Runs `command` in `run`'s workspace until `deadline`: spawns it
+    /// (inside the sandbox of `plan`, if any), watches the workspace's
+    /// budget counted from `base`, and reads `submission.csv` back.
+    #[allow(clippy::too_many_arguments)]
+    fn run_in(
+        &self,
+        run: &RunDir,
+        plan: Option<&Plan>,
+        command: &[String],
+        deadline: Instant,
+        base: &Usage,
+        id_column: &str,
+        mut timings: Timings,
+    ) -> Result<Execution> {
+        let Some(program_name) = command.first() else {
+            return Err(Error::Sandbox { reason: "empty command".into() });
+        };
+        let ws = run.workspace();
         let start = Instant::now();
         // Only descriptors 0-2 may reach the program: whatever this process
         // inherited without close-on-exec gets it now.
         close_fds::set_fds_cloexec_threadsafe(3, &[]);
-        let mut child =
-            self.command(program, &run, plan.as_ref()).spawn().map_err(|e| Error::io(&program.command[0], e))?;
+        let mut child = self.command(command, run, plan).spawn().map_err(|e| Error::io(program_name, e))?;
         let stdout = tail_reader(child.stdout.take(), self.limits.output_tail);
         let stderr = tail_reader(child.stderr.take(), self.limits.output_tail);
-        let watch = || usage(&ws, &base, &self.limits).over(&base, &self.limits);
+        let watch = || usage(&ws, base, &self.limits).over(base, &self.limits);
         let outcome = wait_with_deadline(&mut child, deadline, Duration::from_millis(50), watch)?;
         let (stdout_tail, mut stderr_tail) = (stdout.finish(), stderr.finish());
         timings.push("run", start.elapsed());
 
         let start = Instant::now();
-        let over_budget = || usage(&ws, &base, &self.limits).over(&base, &self.limits);
+        let over_budget = || usage(&ws, base, &self.limits).over(base, &self.limits);
         let status = match outcome {
             Waited::TimedOut => ExecStatus::TimedOut,
             Waited::Stopped(reason) => {
@@ -266,7 +287,7 @@ impl ProcessExecutor {
         };
         let (status, submission) = match status {
             ExecStatus::Completed if Instant::now() >= deadline => (ExecStatus::TimedOut, None),
-            ExecStatus::Completed => match self.collect(&ws, view) {
+            ExecStatus::Completed => match self.collect(&ws, id_column) {
                 // Reading back counts against the step's wall clock too.
                 Ok(_) if Instant::now() >= deadline => (ExecStatus::TimedOut, None),
                 Ok(sub) => (ExecStatus::Completed, Some(sub)),
@@ -281,11 +302,11 @@ impl ProcessExecutor {
             timings,
             stdout_tail,
             stderr_tail,
-            isolation: isolation_report(plan.as_ref(), &self.limits),
+            isolation: isolation_report(plan, &self.limits),
         })
     }
 
-    fn command(&self, program: &Program, run: &RunDir, plan: Option<&Plan>) -> Command {
+    fn command(&self, command: &[String], run: &RunDir, plan: Option<&Plan>) -> Command {
         let mut argv: Vec<std::ffi::OsString> =
             plan.map(|p| bwrap::command_prefix(p, run.path(), &self.limits)).unwrap_or_default();
         argv.extend(
@@ -301,7 +322,7 @@ impl ProcessExecutor {
             argv.push(format!("--nproc={}", self.limits.processes).into());
         }
         argv.push("--".into());
-        argv.extend(program.command.iter().map(Into::into));
+        argv.extend(command.iter().map(Into::into));
         let ws = run.workspace();
         let home = if plan.is_some() { "/workspace".into() } else { ws.display().to_string() };
         let mut cmd = Command::new(&argv[0]);
@@ -324,7 +345,7 @@ impl ProcessExecutor {
     /// are refused; every process of the run is dead by now, so the file
     /// cannot change between the check and the read), with the column and
     /// field caps.
-    fn collect(&self, ws: &Path, view: &PublicView<'_>) -> std::result::Result<sandmle_core::Table, String> {
+    fn collect(&self, ws: &Path, id_column: &str) -> std::result::Result<sandmle_core::Table, String> {
         let path = ws.join("submission.csv");
         let meta = std::fs::symlink_metadata(&path).map_err(|_| "the program wrote no submission.csv".to_owned())?;
         if !meta.file_type().is_file() {
@@ -339,7 +360,7 @@ impl ProcessExecutor {
             max_columns: self.limits.submission_columns,
             ..CsvLimits::DEFAULT
         };
-        let options = ReadOptions { limits, ..ReadOptions::with_id(view.task.id_column.clone()) };
+        let options = ReadOptions { limits, ..ReadOptions::with_id(id_column.to_owned()) };
         read_csv_bytes(&bytes, "submission.csv", &options).map_err(|e| e.to_string())
     }
 }
@@ -357,6 +378,10 @@ impl Executor for ProcessExecutor {
                 what: "pipeline specs (use the pipeline executor)".into(),
             }),
         }
+    }
+
+    fn open_workspace(&self, task: &PublicView<'_>) -> sandmle_core::Result<Box<dyn sandmle_core::Workspace>> {
+        Ok(Box::new(self.open(task)?))
     }
 }
 

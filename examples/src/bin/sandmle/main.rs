@@ -12,6 +12,7 @@ mod generate;
 mod grading;
 mod import;
 mod output;
+mod rollout;
 mod run;
 mod sandbox;
 mod seeds;
@@ -59,6 +60,8 @@ enum Command {
     Generate(foundry::GenerateArgs),
     /// Run the verification gates on an environment.
     Verify(generate::VerifyArgs),
+    /// Run RL rollout groups on environments and write trajectories.
+    Rollout(rollout::RolloutArgs),
     /// List the bundled seed environments.
     Seeds,
 }
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Shrink(a) => generate::shrink(&a, &g),
         Command::Generate(a) => foundry::generate(&a, &g),
         Command::Verify(a) => generate::verify(&a, &g),
+        Command::Rollout(a) => rollout::rollout(&a, &g),
         Command::Seeds => seeds::list(&g),
     };
     match result {

@@ -1,0 +1,185 @@
+//! [`StdlibPythonPolicy`]: writes a real Python program that uses only the
+//! standard library — nearest centroids on standardised numeric features
+//! for classes (probabilities a softmax of negative squared distances),
+//! ridge regression by the normal equations for values — runs it, scores
+//! it and answers. An end-to-end code episode therefore runs anywhere
+//! `python3` does.
+
+use super::{Policy, PolicyTurn};
+use crate::codec::Codec;
+use crate::env::Action;
+use crate::error::Result;
+use sandmle_core::{Message, SubmissionForm, TaskSpec, ToolSpec};
+use std::sync::Arc;
+
+const PROGRAM: &str = r#"import csv, math
+
+ID, TARGETS, PREDS, FORM, TEMP, ALPHA = __CONFIG__
+
+def read(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return rows
+
+def num(v):
+    try:
+        x = float(v)
+        return x if math.isfinite(x) else None
+    except (TypeError, ValueError):
+        return None
+
+train, test = read("train.csv"), read("test.csv")
+print("train rows:", len(train), "test rows:", len(test))
+cols = [c for c in test[0].keys() if c != ID and c not in TARGETS]
+feats = [c for c in cols if sum(num(r[c]) is not None for r in train) >= 0.5 * len(train)]
+stats = {}
+for c in feats:
+    xs = [num(r[c]) for r in train if num(r[c]) is not None]
+    m = sum(xs) / len(xs)
+    s = math.sqrt(sum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1)) or 1.0
+    stats[c] = (m, s)
+
+def vec(r):
+    out = []
+    for c in feats:
+        m, s = stats[c]
+        x = num(r[c])
+        out.append(0.0 if x is None else (x - m) / s)
+    return out
+
+X, T = [vec(r) for r in train], [vec(r) for r in test]
+print("features used:", len(feats))
+
+def key(v):
+    x = num(v)
+    return (0, x, "") if x is not None else (1, 0.0, v)
+
+def centroid_probs(labels):
+    classes = sorted(set(labels), key=key)
+    cents = {}
+    for k in classes:
+        rows = [x for x, y in zip(X, labels) if y == k]
+        cents[k] = [sum(col) / len(rows) for col in zip(*rows)] if feats else []
+    out = []
+    for t in T:
+        d = [sum((a - b) ** 2 for a, b in zip(t, cents[k])) / max(1, len(feats)) for k in classes]
+        lo = min(d)
+        w = [math.exp(-(x - lo) / TEMP) for x in d]
+        z = sum(w)
+        out.append([x / z for x in w])
+    return classes, out
+
+def ridge(y):
+    n, p = len(X), len(feats) + 1
+    A = [[0.0] * p for _ in range(p)]
+    b = [0.0] * p
+    for x, t in zip(X, y):
+        xx = x + [1.0]
+        for i in range(p):
+            b[i] += xx[i] * t
+            for j in range(p):
+                A[i][j] += xx[i] * xx[j]
+    for i in range(p - 1):
+        A[i][i] += ALPHA
+    for i in range(p):
+        piv = max(range(i, p), key=lambda r: abs(A[r][i]))
+        A[i], A[piv], b[i], b[piv] = A[piv], A[i], b[piv], b[i]
+        if abs(A[i][i]) < 1e-12:
+            continue
+        for r in range(p):
+            if r != i:
+                f = A[r][i] / A[i][i]
+                A[r] = [a - f * c for a, c in zip(A[r], A[i])]
+                b[r] -= f * b[i]
+    w = [b[i] / A[i][i] if abs(A[i][i]) >= 1e-12 else 0.0 for i in range(p)]
+    lo, hi = min(y), max(y)
+    return [min(hi, max(lo, sum(a * c for a, c in zip(t + [1.0], w)))) for t in T]
+
+out = {ID: [r[ID] for r in test]}
+if FORM == "value":
+    for t, c in zip(TARGETS, PREDS):
+        ys = [num(r[t]) for r in train]
+        mean = sum(y for y in ys if y is not None) / max(1, sum(y is not None for y in ys))
+        out[c] = ridge([mean if y is None else y for y in ys])
+elif FORM in ("label", "probability", "column_probabilities"):
+    for t, c in zip(TARGETS, PREDS):
+        classes, probs = centroid_probs([r[t] for r in train])
+        if FORM == "label":
+            out[c] = [classes[max(range(len(p)), key=p.__getitem__)] for p in probs]
+        else:
+            out[c] = [p[-1] if len(classes) > 1 else float(classes[0] == "1") for p in probs]
+else:
+    classes, probs = centroid_probs([r[TARGETS[0]] for r in train])
+    for c in PREDS:
+        j = classes.index(c) if c in classes else None
+        out[c] = [p[j] if j is not None else 0.0 for p in probs]
+with open("submission.csv", "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow([ID] + PREDS)
+    for i in range(len(test)):
+        w.writerow([out[ID][i]] + [out[c][i] for c in PREDS])
+print("wrote submission.csv with", len(test), "rows")
+"#;
+
+/// The program for `task` (temperature and ridge strength from `variant`,
+/// so that a group's rollouts differ).
+pub fn stdlib_program(task: &TaskSpec, variant: u64) -> String {
+    let form = match task.submission_form() {
+        SubmissionForm::Value => "value",
+        SubmissionForm::Label => "label",
+        SubmissionForm::Probability => "probability",
+        SubmissionForm::ColumnProbabilities => "column_probabilities",
+        _ => "class_probabilities",
+    };
+    let temps = [0.5, 1.0, 2.0, 4.0];
+    let alphas = [0.1, 1.0, 10.0, 100.0];
+    let i = usize::try_from(variant % 4).unwrap_or(0);
+    let config =
+        serde_json::json!([task.id_column, task.target_columns, task.prediction_columns, form, temps[i], alphas[i]]);
+    PROGRAM.replace("__CONFIG__", &config.to_string())
+}
+
+/// Writes [`stdlib_program`], runs it, scores the submission, answers.
+pub struct StdlibPythonPolicy {
+    codec: Arc<dyn Codec>,
+    plan: Vec<(String, Action)>,
+    next: usize,
+}
+
+impl std::fmt::Debug for StdlibPythonPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdlibPythonPolicy").field("next", &self.next).finish()
+    }
+}
+
+impl StdlibPythonPolicy {
+    /// A policy for `task` in `codec`'s format; `seed` picks the variant.
+    pub fn new(task: &TaskSpec, seed: u64, codec: Arc<dyn Codec>) -> Self {
+        let plan = vec![
+            (
+                "Standard-library Python only: nearest centroids for classes, ridge for values.".to_owned(),
+                Action::RunCode { code: stdlib_program(task, seed) },
+            ),
+            ("Grade the submission.".to_owned(), Action::Score),
+            ("The submission is ready.".to_owned(), Action::Finish { answer: "submission".into() }),
+        ];
+        StdlibPythonPolicy { codec, plan, next: 0 }
+    }
+}
+
+impl Policy for StdlibPythonPolicy {
+    fn name(&self) -> &str {
+        "stdlib_python"
+    }
+
+    fn act(&mut self, _messages: &[Message], _tools: &[ToolSpec]) -> Result<PolicyTurn> {
+        let (think, action) = self
+            .plan
+            .get(self.next)
+            .cloned()
+            .unwrap_or_else(|| ("Done.".to_owned(), Action::Finish { answer: "submission".into() }));
+        let message = self.codec.assistant_turn(&think, &action, &format!("call_{}", self.next));
+        self.next += 1;
+        Ok(PolicyTurn { message, tokens: None })
+    }
+}
