@@ -75,6 +75,32 @@ impl Composition {
         }
     }
 
+    /// The Foundry with the LLM-backed roles over `model`, each wrapping its
+    /// built-in role (the strategist dresses the built-in plan, the
+    /// developer sets hardness then builds, the MLOps engineer reviews the
+    /// built-in checks, the writer writes from the built-in facts).
+    pub fn llm_foundry(&self, config: FoundryConfig, model: Arc<dyn sandmle_core::ChatModel>) -> Foundry {
+        let settings = sandmle_agents::llm::LlmSettings::new(model);
+        let builtin = self.foundry(config);
+        Foundry {
+            strategist: Arc::new(sandmle_agents::llm::LlmStrategist {
+                settings: settings.clone(),
+                base: Arc::clone(&builtin.strategist),
+                families: self.rule_families(),
+            }),
+            developer: Arc::new(sandmle_agents::llm::LlmDeveloper {
+                settings: settings.clone(),
+                base: Arc::clone(&builtin.developer),
+            }),
+            mlops: Arc::new(sandmle_agents::llm::LlmMlOps {
+                settings: settings.clone(),
+                base: Arc::clone(&builtin.mlops),
+            }),
+            writer: Arc::new(sandmle_agents::llm::LlmWriter { settings }),
+            ..builtin
+        }
+    }
+
     /// The rule families the synthesizer realises (for LLM strategists).
     pub fn rule_families(&self) -> Vec<String> {
         sandmle_synth::FAMILIES.iter().map(|f| f.name()).collect()

@@ -178,6 +178,7 @@ impl Foundry {
             seed: request.candidate_seed(),
             stage: Stage::Plan,
             error: None,
+            llm_failure: false,
             gates: vec![],
             domain: None,
             rule_family: None,
@@ -188,25 +189,29 @@ impl Foundry {
             record.error = Some(sandmle_core::bounded(&error));
             Attempt { record, env: None }
         };
+        let failed = |mut record: AttemptRecord, stage: Stage, e: Error| {
+            record.llm_failure = e.is_llm_failure();
+            fail(record, stage, e.to_string())
+        };
         let plan = match self.strategist.plan(&seed.env, request) {
             Ok(p) => p,
-            Err(e) => return fail(record, Stage::Plan, e.to_string()),
+            Err(e) => return failed(record, Stage::Plan, e),
         };
         record.domain = Some(plan.domain.clone());
         record.rule_family = Some(plan.rule_family.clone());
         record.mutations = Some(plan.mutations);
         let mut env = match self.developer.develop(&plan) {
             Ok(env) => env,
-            Err(e) => return fail(record, Stage::Develop, e.to_string()),
+            Err(e) => return failed(record, Stage::Develop, e),
         };
         match self.mlops.check(&env) {
             Ok(c) if c.accepted() => {}
             Ok(c) => return fail(record, Stage::Check, format!("refused: {}", c.refusals.join("; "))),
-            Err(e) => return fail(record, Stage::Check, e.to_string()),
+            Err(e) => return failed(record, Stage::Check, e),
         }
         let description = match self.writer.describe(&env, &plan, &self.config.brief) {
             Ok(d) => d,
-            Err(e) => return fail(record, Stage::Describe, e.to_string()),
+            Err(e) => return failed(record, Stage::Describe, e),
         };
         if let Some(leak) = leaks(&env, &description).first() {
             let e = Error::LeakingDescription { leak: leak.to_string() };

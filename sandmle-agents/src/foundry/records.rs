@@ -35,6 +35,10 @@ pub struct AttemptRecord {
     /// Why the attempt failed before the gates, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// `true` when the attempt failed because an LLM-backed role or its chat
+    /// model did (replies that stayed invalid, a server that failed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub llm_failure: bool,
     /// The gates' results (empty before the gates).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<GateResult>,

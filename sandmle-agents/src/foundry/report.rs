@@ -26,6 +26,9 @@ pub struct Funnel {
     pub gates: Vec<(String, usize)>,
     /// Slots with a kept environment.
     pub kept: usize,
+    /// Attempts lost to an LLM-backed role or its chat model (retries
+    /// included), counted apart from the stages above.
+    pub llm_failures: usize,
 }
 
 impl Funnel {
@@ -33,6 +36,7 @@ impl Funnel {
         self.candidates += 1;
         self.attempts += r.attempts.len();
         self.retried += usize::from(r.attempts.len() > 1);
+        self.llm_failures += r.attempts.iter().filter(|a| a.llm_failure).count();
         let Some(last) = r.attempts.last() else { return };
         let past = |s: Stage| last.stage > s;
         self.planned += usize::from(past(Stage::Plan));

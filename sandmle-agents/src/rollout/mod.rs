@@ -4,7 +4,7 @@
 //! Two loop owners are supported: a trainer that owns the loop calls
 //! [`Episode`]'s `reset`/`step_*` itself; a trainer that
 //! hands over a policy (an OpenAI-compatible endpoint through
-//! [`ChatPolicy`], or any [`Policy`]) gets finished trajectories from
+//! [`LlmPolicy`], or any [`Policy`]) gets finished trajectories from
 //! [`rollout_group`].
 
 mod advantage;
@@ -12,7 +12,7 @@ mod policies;
 mod stdlib_python;
 
 pub use advantage::{Estimator, GRPO_EPSILON, GroupAdvantages, advantages};
-pub use policies::{ChatPolicy, PanelPolicy, ScriptedPolicy};
+pub use policies::{ContextBudget, LlmPolicy, PanelPolicy, ScriptedPolicy};
 pub use stdlib_python::{StdlibPythonPolicy, stdlib_program};
 
 use crate::codec::Codec;

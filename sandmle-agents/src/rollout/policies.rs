@@ -99,31 +99,131 @@ impl Policy for PanelPolicy {
     }
 }
 
-/// A policy behind a [`ChatModel`] (an OpenAI-compatible endpoint, for
-/// the environment-owned loop): the model's reply is the turn, with its
-/// token ids and logprobs when the server returns them.
-pub struct ChatPolicy {
-    model: Arc<dyn ChatModel>,
-    sampling: Sampling,
+/// How an [`LlmPolicy`] keeps its context within the model's window, as
+/// SandMLE's release does: when the estimated length (characters / 4)
+/// exceeds `max_tokens`, first the turns whose tool response was an error
+/// are dropped (the assistant turn and its response), then, if still too
+/// long, only the system and first user messages and the last two messages
+/// are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextBudget {
+    /// The estimated tokens allowed (default 32,768).
+    pub max_tokens: usize,
+    /// Characters per estimated token (default 4).
+    pub chars_per_token: usize,
 }
 
-impl ChatPolicy {
-    /// A policy asking `model` with `sampling`.
-    pub fn new(model: Arc<dyn ChatModel>, sampling: Sampling) -> Self {
-        ChatPolicy { model, sampling }
+impl Default for ContextBudget {
+    fn default() -> Self {
+        ContextBudget { max_tokens: 32_768, chars_per_token: 4 }
     }
 }
 
-impl Policy for ChatPolicy {
+impl ContextBudget {
+    fn estimate(&self, messages: &[Message]) -> usize {
+        messages.iter().map(|m| m.content.len() + 16).sum::<usize>() / self.chars_per_token.max(1)
+    }
+
+    /// The messages sent to the model (see the type's docs).
+    pub fn fit(&self, messages: &[Message]) -> Vec<Message> {
+        if self.estimate(messages) <= self.max_tokens {
+            return messages.to_vec();
+        }
+        // Drop (assistant, response) pairs whose response is an error.
+        let mut kept: Vec<Message> = Vec::with_capacity(messages.len());
+        let mut i = 0;
+        while i < messages.len() {
+            let m = &messages[i];
+            let response = messages.get(i + 1);
+            let dropped = i >= 2
+                && m.role == sandmle_core::Role::Assistant
+                && response.is_some_and(|r| r.role != sandmle_core::Role::Assistant && is_error_response(&r.content));
+            if dropped {
+                i += 2;
+                continue;
+            }
+            kept.push(m.clone());
+            i += 1;
+        }
+        if self.estimate(&kept) <= self.max_tokens || kept.len() <= 4 {
+            return kept;
+        }
+        let head = kept.iter().take(2).cloned();
+        let tail = kept[kept.len() - 2..].iter().cloned();
+        head.chain(tail).collect()
+    }
+}
+
+/// `true` for a tool response reporting a failure: an error observation,
+/// a traceback, a timeout or an invalid submission.
+fn is_error_response(content: &str) -> bool {
+    let body = content.trim_start_matches("<tool_response>").trim_start();
+    body.starts_with("Error")
+        || content.contains("Traceback (most recent call last)")
+        || content.contains("[Timeout]")
+        || content.contains("Submission csv is invalid")
+}
+
+/// A policy behind a [`ChatModel`] (an OpenAI-compatible endpoint, for
+/// the environment-owned loop): the model's reply is the turn, with its
+/// token ids and logprobs when the server returns them; the context is
+/// kept within [`ContextBudget`].
+pub struct LlmPolicy {
+    model: Arc<dyn ChatModel>,
+    sampling: Sampling,
+    /// How the context is kept within the model's window.
+    pub context: ContextBudget,
+}
+
+impl LlmPolicy {
+    /// A policy asking `model` with `sampling` and the default context budget.
+    pub fn new(model: Arc<dyn ChatModel>, sampling: Sampling) -> Self {
+        LlmPolicy { model, sampling, context: ContextBudget::default() }
+    }
+}
+
+impl Policy for LlmPolicy {
     fn name(&self) -> &str {
-        "chat"
+        "llm"
     }
 
     fn act(&mut self, messages: &[Message], tools: &[ToolSpec]) -> Result<PolicyTurn> {
+        let context = self.context.fit(messages);
         let reply = self
             .model
-            .chat(messages, tools, &self.sampling)
+            .chat(&context, tools, &self.sampling)
             .map_err(|e| Error::Policy { policy: self.model.name().to_owned(), reason: e.to_string() })?;
         Ok(PolicyTurn { message: reply.message, tokens: reply.tokens })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_drops_failed_turns_then_keeps_the_head_and_the_last_two() {
+        let long = "x".repeat(400);
+        let mut messages = vec![Message::system("sys"), Message::user("task")];
+        for i in 0..6 {
+            messages.push(Message::assistant(format!("turn {i} {long}")));
+            let response = if i % 2 == 0 {
+                format!("<tool_response>\nError: bad call {i}")
+            } else {
+                format!("<tool_response>\nok {i} {long}")
+            };
+            messages.push(Message::user(response));
+        }
+        let small = ContextBudget { max_tokens: 10_000, chars_per_token: 4 };
+        assert_eq!(small.fit(&messages).len(), messages.len(), "within budget: untouched");
+        let budget = ContextBudget { max_tokens: 700, chars_per_token: 4 };
+        let fitted = budget.fit(&messages);
+        assert!(fitted.iter().all(|m| !m.content.contains("Error: bad call")), "failed turns go first");
+        assert_eq!(fitted.len(), 8);
+        let tight = ContextBudget { max_tokens: 300, chars_per_token: 4 };
+        let fitted = tight.fit(&messages);
+        assert_eq!(fitted.len(), 4);
+        assert_eq!((fitted[0].content.as_str(), fitted[1].content.as_str()), ("sys", "task"));
+        assert_eq!(fitted[3].content, messages[messages.len() - 1].content);
     }
 }

@@ -36,6 +36,12 @@ pub struct GenerateArgs {
     /// Where to write the kept environments, `yield.json` and `index.jsonl`.
     #[arg(long)]
     out: PathBuf,
+    /// The roles: `builtin` (deterministic, no LLM) or `llm` (the LLM-backed
+    /// roles over an OpenAI-compatible server: --base-url, --model).
+    #[arg(long, default_value = "builtin")]
+    roles: String,
+    #[command(flatten)]
+    llm: crate::llm::LlmArgs,
 }
 
 fn seed_tasks(a: &GenerateArgs, g: &Globals) -> Result<Vec<SeedTask>, Failure> {
@@ -75,7 +81,12 @@ pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let seeds = seed_tasks(a, g)?;
     let config =
         FoundryConfig { per_seed: a.per_seed, run_seed: a.seed, retries: a.retries, shard, ..Default::default() };
-    let foundry = Composition::new().foundry(config);
+    let c = Composition::new();
+    let foundry = match a.roles.as_str() {
+        "builtin" => c.foundry(config),
+        "llm" => c.llm_foundry(config, a.llm.model()?),
+        other => return Err(Failure::usage(format!("--roles: builtin or llm, not `{other}`"))),
+    };
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
         if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} candidates {elapsed}") {
@@ -98,9 +109,10 @@ pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
     } else {
         let t = &report.yield_.total;
         say!(
-            "{} candidates ({} attempts), {} kept, in {:.1} s ({} resumed)",
+            "{} candidates ({} attempts, {} lost to the LLM), {} kept, in {:.1} s ({} resumed)",
             t.candidates,
             t.attempts,
+            t.llm_failures,
             t.kept,
             report.seconds,
             report.resumed

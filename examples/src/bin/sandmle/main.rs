@@ -11,6 +11,7 @@ mod foundry;
 mod generate;
 mod grading;
 mod import;
+mod llm;
 mod output;
 mod rollout;
 mod run;

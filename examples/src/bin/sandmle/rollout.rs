@@ -7,7 +7,7 @@ use crate::output::{Failure, Kind, print_json, say};
 use clap::Args;
 use sandmle_agents::codec::{CODECS, codec_by_name};
 use sandmle_agents::reward::{REWARD_SCHEMES, reward_by_name};
-use sandmle_agents::rollout::{Estimator, PanelPolicy, StdlibPythonPolicy};
+use sandmle_agents::rollout::{Estimator, LlmPolicy, PanelPolicy, StdlibPythonPolicy};
 use sandmle_agents::trajectory::Trajectory;
 use sandmle_agents::{EpisodeConfig, Policy, RolloutConfig, Task, ToolSet, export};
 use std::io::IsTerminal;
@@ -24,10 +24,24 @@ pub struct RolloutArgs {
     /// A manifest of environments (JSON lines with a `path` field).
     #[arg(long)]
     index: Option<PathBuf>,
-    /// The policy: `panel` (pipeline specs of the baseline panel) or
-    /// `stdlib_python` (a standard-library Python program, sandboxed).
+    /// The policy: `panel` (pipeline specs of the baseline panel),
+    /// `stdlib_python` (a standard-library Python program, sandboxed) or
+    /// `openai` (a model behind an OpenAI-compatible server: --base-url,
+    /// --model).
     #[arg(long, default_value = "panel")]
     policy: String,
+    #[command(flatten)]
+    llm: crate::llm::LlmArgs,
+    /// Groups run at once with `--policy openai`, and so the most requests
+    /// in flight (1 to 256).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
+    concurrency: u64,
+    /// Sampling temperature with `--policy openai`.
+    #[arg(long)]
+    temperature: Option<f64>,
+    /// The most tokens per turn with `--policy openai`.
+    #[arg(long = "max-tokens")]
+    max_tokens: Option<u32>,
     /// Rollouts per environment.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
     group: u64,
@@ -103,9 +117,15 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
         .ok_or_else(|| Failure::usage("--step-timeout must be a positive number of seconds, at most a week"))?;
     let tools = match a.policy.as_str() {
         "panel" => ToolSet { code: false, pipeline: true },
-        "stdlib_python" => ToolSet::default(),
-        other => return Err(Failure::usage(format!("--policy: panel or stdlib_python, not `{other}`"))),
+        "stdlib_python" | "openai" => ToolSet::default(),
+        other => return Err(Failure::usage(format!("--policy: panel, stdlib_python or openai, not `{other}`"))),
     };
+    let model = if a.policy == "openai" { Some(a.llm.model()?) } else { None };
+    let threads = if model.is_some() { a.concurrency as usize } else { rayon::current_num_threads() };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Failure::new(Kind::System, format!("thread pool: {e}")))?;
     let dirs = env_dirs(a)?;
     let backends = sandmle::rl_backends(step, a.unsandboxed);
     let episode = EpisodeConfig { tools, step_timeout: step, ..EpisodeConfig::default() };
@@ -118,35 +138,47 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
         );
         bar
     });
-    let (mut all, mut verl): (Vec<Trajectory>, Vec<serde_json::Value>) = (Vec::new(), Vec::new());
-    let mut summary = Vec::new();
-    for (i, dir) in dirs.iter().enumerate() {
+    let one = |i: usize, dir: &PathBuf| -> Result<(sandmle_agents::rollout::Group, Task, serde_json::Value), Failure> {
         let task = Task::read(dir).map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?;
         let env = task.environment();
         let specs = sandmle::panel_specs(env);
         let spec = env.task().clone();
-        let policy = a.policy.clone();
         let codec = Arc::clone(&codec);
-        let factory = move |_: usize, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
-            Ok(if policy == "panel" {
-                Box::new(PanelPolicy::new(&specs, 2, seed, Arc::clone(&codec)))
-            } else {
-                Box::new(StdlibPythonPolicy::new(&spec, seed, Arc::clone(&codec)))
+        let sampling =
+            sandmle_core::Sampling { temperature: a.temperature, max_tokens: a.max_tokens, ..Default::default() };
+        let factory = |_: usize, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
+            Ok(match (&model, a.policy.as_str()) {
+                (Some(m), _) => {
+                    let sampling = sandmle_core::Sampling { seed: Some(seed), ..sampling.clone() };
+                    Box::new(LlmPolicy::new(Arc::clone(m), sampling))
+                }
+                (None, "panel") => Box::new(PanelPolicy::new(&specs, 2, seed, Arc::clone(&codec))),
+                (None, _) => Box::new(StdlibPythonPolicy::new(&spec, seed, Arc::clone(&codec))),
             })
         };
         let group = sandmle_agents::rollout_group(&task, &backends, a.group as usize, &factory, &config)
             .map_err(|e| Failure::new(Kind::System, format!("{}: {e}", dir.display())))?;
+        let row = export::verl_row(&task, config.codec.as_ref(), &config.episode, i, &dir.display().to_string());
+        if let Some(bar) = &bar {
+            bar.set_message(task.id().to_owned());
+            bar.inc(1);
+        }
+        Ok((group, task, row))
+    };
+    let groups: Vec<_> = pool.install(|| {
+        use rayon::prelude::*;
+        dirs.par_iter().enumerate().map(|(i, dir)| one(i, dir)).collect::<Result<Vec<_>, Failure>>()
+    })?;
+    let (mut all, mut verl): (Vec<Trajectory>, Vec<serde_json::Value>) = (Vec::new(), Vec::new());
+    let mut summary = Vec::new();
+    for ((group, task, row), dir) in groups.into_iter().zip(&dirs) {
         let rewards: Vec<f64> = group.trajectories.iter().map(|t| t.reward).collect();
         summary.push(serde_json::json!({
             "task_id": task.id(), "path": dir, "rewards": rewards, "advantages": group.advantages.values,
             "all_equal": group.advantages.all_equal,
         }));
-        verl.push(export::verl_row(&task, config.codec.as_ref(), &config.episode, i, &dir.display().to_string()));
+        verl.push(row);
         all.extend(group.trajectories);
-        if let Some(bar) = &bar {
-            bar.set_message(task.id().to_owned());
-            bar.inc(1);
-        }
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
