@@ -105,40 +105,47 @@ fn a_react_episode_reaches_a_scored_submission_under_each_scheme() {
 }
 
 #[test]
-fn a_hermes_episode_and_an_openai_episode_score() {
+fn a_hermes_episode_and_an_openai_episode_score_under_each_scheme() {
     let spec: serde_json::Value = serde_json::from_str(SPEC).unwrap();
-    // Hermes: results come back as role: tool messages.
-    let mut ep = episode("hermes_json", "released_dense", config());
-    ep.reset().unwrap();
-    let call = serde_json::json!({"name": PIPELINE_TOOL, "arguments": {"spec": spec}});
-    let s = ep.step_text(&format!("<think>fit</think>\n<tool_call>\n{call}\n</tool_call>")).unwrap();
-    assert_eq!(s.observation[0].role, sandmle_core::Role::Tool);
-    ep.step_text("<think>grade</think><tool_call>{\"name\": \"Score\", \"arguments\": {}}</tool_call>").unwrap();
-    let last = ep.step_text("<think>done</think>I am done.").unwrap();
-    assert_eq!(last.info.termination, Some(Termination::NoToolCall));
-    assert!(last.info.final_grade.unwrap().valid_submission);
-    // OpenAI: native tool calls, one tool message per call id.
-    let mut ep = episode("openai_tools", "released_dense", config());
-    let reset = ep.reset().unwrap();
-    assert!(reset.tools.iter().any(|t| t.name == PIPELINE_TOOL));
-    let mut m = Message::assistant("<think>fit</think>");
-    m.tool_calls.push(ToolCall {
-        id: "c1".into(),
-        name: PIPELINE_TOOL.into(),
-        arguments: serde_json::json!({"spec": spec}),
-    });
-    m.tool_calls.push(ToolCall { id: "c2".into(), name: "Score".into(), arguments: serde_json::json!({}) });
-    let s = ep.step_message(m).unwrap();
-    assert_eq!(s.observation.len(), 2);
-    assert_eq!(s.observation[1].tool_call_id.as_deref(), Some("c2"));
-    let s = ep.step_tool("Score", serde_json::json!({}), "c3").unwrap();
-    assert_eq!(s.info.record.status, "scored");
-    assert!(!s.info.record.format_ok, "a bare tool call has no reasoning text");
-    let last = ep.step_text("<think>done</think>").unwrap();
-    assert!(last.terminated);
-    let want = 0.2 + 0.1 * (2.0 / 3.0);
-    let v = last.info.total.unwrap().value;
-    assert!(v >= want - 1e-12, "valid and formatted: {v}");
+    for scheme in ["released_dense", "paper_dense", "sparse", "human_rank"] {
+        // Hermes: results come back as role: tool messages.
+        let mut ep = episode("hermes_json", scheme, config());
+        ep.reset().unwrap();
+        let call = serde_json::json!({"name": PIPELINE_TOOL, "arguments": {"spec": spec}});
+        let s = ep.step_text(&format!("<think>fit</think>\n<tool_call>\n{call}\n</tool_call>")).unwrap();
+        assert_eq!(s.observation[0].role, sandmle_core::Role::Tool);
+        let s = ep
+            .step_text("<think>grade</think><tool_call>{\"name\": \"Score\", \"arguments\": {}}</tool_call>")
+            .unwrap();
+        assert_eq!(s.info.record.status, "scored");
+        let last = ep.step_text("<think>done</think>I am done.").unwrap();
+        assert_eq!(last.info.termination, Some(Termination::NoToolCall));
+        assert!(last.info.final_grade.clone().unwrap().valid_submission);
+        let (v, want) = (last.info.total.clone().unwrap().value, expected(scheme, &ep, 1.0));
+        assert!((v - want).abs() < 1e-12, "hermes {scheme}: {v} vs {want}");
+        // OpenAI: native tool calls, one tool message per call id.
+        let mut ep = episode("openai_tools", scheme, config());
+        let reset = ep.reset().unwrap();
+        assert!(reset.tools.iter().any(|t| t.name == PIPELINE_TOOL));
+        let mut m = Message::assistant("<think>fit</think>");
+        m.tool_calls.push(ToolCall {
+            id: "c1".into(),
+            name: PIPELINE_TOOL.into(),
+            arguments: serde_json::json!({"spec": spec}),
+        });
+        m.tool_calls.push(ToolCall { id: "c2".into(), name: "Score".into(), arguments: serde_json::json!({}) });
+        let s = ep.step_message(m).unwrap();
+        assert_eq!(s.observation.len(), 2);
+        assert_eq!(s.observation[1].tool_call_id.as_deref(), Some("c2"));
+        let s = ep.step_tool("Score", serde_json::json!({}), "c3").unwrap();
+        assert_eq!(s.info.record.status, "scored");
+        assert!(!s.info.record.format_ok, "a bare tool call has no reasoning text");
+        let last = ep.step_text("<think>done</think>").unwrap();
+        assert!(last.terminated);
+        // Two of the three assistant turns carry reasoning.
+        let (v, want) = (last.info.total.clone().unwrap().value, expected(scheme, &ep, 2.0 / 3.0));
+        assert!((v - want).abs() < 1e-12, "openai {scheme}: {v} vs {want}");
+    }
 }
 
 #[test]
