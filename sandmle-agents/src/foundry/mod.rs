@@ -121,7 +121,8 @@ pub struct RunReport {
 /// One seed task's speed.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Throughput {
-    /// Seconds spent on its candidates, summed over threads.
+    /// Seconds spent on its candidates' attempts (the four roles and the
+    /// gates; writing kept environments to disk aside), summed over threads.
     pub candidate_seconds: f64,
     /// Environments kept by this run.
     pub kept: usize,
@@ -228,13 +229,17 @@ impl Foundry {
         Attempt { record, env: kept.then_some(env) }
     }
 
-    /// One slot: attempts until one is kept or the retries run out.
-    fn slot(&self, seed: &SeedTask, index: usize, out: &Path) -> Result<SlotRecord> {
+    /// One slot: attempts until one is kept or the retries run out; with
+    /// the seconds its attempts took (writing the kept environment aside).
+    fn slot(&self, seed: &SeedTask, index: usize, out: &Path) -> Result<(SlotRecord, f64)> {
         let seed_task = seed.env.task().id.clone();
         let mut attempts = Vec::new();
+        let mut compute = 0.0;
         for attempt in 0..=self.config.retries {
             let request = PlanRequest { seed_task: seed_task.clone(), run_seed: self.config.run_seed, index, attempt };
+            let t = Instant::now();
             let a = self.attempt(seed, &request);
+            compute += t.elapsed().as_secs_f64();
             attempts.push(a.record);
             if let Some(env) = a.env {
                 let dir = env.write_into(out, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
@@ -253,24 +258,26 @@ impl Foundry {
                     generator: format!("{} {}", env.provenance.generator, env.provenance.generator_version),
                     domain: attempts.last().and_then(|a| a.domain.clone()),
                 };
-                return Ok(SlotRecord {
+                let record = SlotRecord {
                     schema: SLOT_SCHEMA.into(),
                     seed_task: seed.name.clone(),
                     index,
                     attempts,
                     env_id: Some(env_id),
                     index_entry: Some(entry),
-                });
+                };
+                return Ok((record, compute));
             }
         }
-        Ok(SlotRecord {
+        let record = SlotRecord {
             schema: SLOT_SCHEMA.into(),
             seed_task: seed.name.clone(),
             index,
             attempts,
             env_id: None,
             index_entry: None,
-        })
+        };
+        Ok((record, compute))
     }
 
     /// Runs this shard's slots over `seeds` into `out`, skipping slots an
@@ -313,20 +320,19 @@ impl Foundry {
         let outcomes: Vec<Result<(String, bool, f64, bool)>> = mine
             .par_iter()
             .map(|&(seed, index)| {
-                let t = Instant::now();
                 let file = slots_dir.join(&seed.name).join(format!("{index}.json"));
                 if finished(&file, out) {
                     progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1, total);
                     return Ok((seed.name.clone(), false, 0.0, true));
                 }
-                let record = self.slot(seed, index, out)?;
+                let (record, seconds) = self.slot(seed, index, out)?;
                 if let Some(parent) = file.parent() {
                     std::fs::create_dir_all(parent)
                         .map_err(|e| Error::Output { path: parent.to_path_buf(), reason: e.to_string() })?;
                 }
                 write_atomic(&file, &json_bytes(&record, &file)?)?;
                 progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1, total);
-                Ok((seed.name.clone(), record.env_id.is_some(), t.elapsed().as_secs_f64(), false))
+                Ok((seed.name.clone(), record.env_id.is_some(), seconds, false))
             })
             .collect();
         let mut throughput: BTreeMap<String, Throughput> = BTreeMap::new();
