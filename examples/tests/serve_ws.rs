@@ -311,3 +311,19 @@ async fn http_routes_describe_the_server_and_reset_and_step_are_stateless() {
     tokio::time::timeout(GUARD, checks).await.expect("the HTTP checks do not hang").unwrap();
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_message_ends_its_session_and_the_server_goes_on() {
+    let server = Server::start(ServeConfig { max_message_bytes: 1024, ..ServeConfig::default() }).await;
+    let mut big = server.connect().await;
+    let text = json!({"type": "step", "data": {"content": "x".repeat(4096)}}).to_string();
+    let _ = big.send(Message::Text(text.into())).await;
+    assert!(recv(&mut big).await.is_none(), "the oversized message closes the connection");
+    let mut next = server.connect().await;
+    assert_eq!(ask(&mut next, json!({"type": "reset", "data": {"tools": ["pipeline"]}})).await["type"], "observation");
+    let url = server.url("/reset");
+    let body = format!("{{\"episode_id\": \"{}\"}}", "x".repeat(4096));
+    let (status, _) = tokio::task::spawn_blocking(move || http("POST", &url, Some(&body))).await.unwrap();
+    assert_eq!(status, 413, "an oversized body is refused");
+    server.shutdown().await;
+}
