@@ -7,6 +7,7 @@
 //! broken environment.
 
 mod caps;
+mod export;
 mod foundry;
 mod generate;
 mod grading;
@@ -64,6 +65,8 @@ enum Command {
     Verify(generate::VerifyArgs),
     /// Run RL rollout groups on environments and write trajectories.
     Rollout(rollout::RolloutArgs),
+    /// Write environments in another layout (`--format sandmle-release`).
+    Export(export::ExportArgs),
     /// Serve environments over OpenEnv's HTTP + WebSocket protocol.
     Serve(serve::ServeArgs),
     /// List the bundled seed environments.
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => foundry::generate(&a, &g),
         Command::Verify(a) => generate::verify(&a, &g),
         Command::Rollout(a) => rollout::rollout(&a, &g),
+        Command::Export(a) => export::export(&a, &g),
         Command::Serve(a) => serve::serve(&a, &g),
         Command::Seeds => seeds::list(&g),
     };
