@@ -241,8 +241,24 @@ async fn the_idle_reaper_closes_an_abandoned_session_and_frees_its_slot() {
     let reset = json!({"type": "reset", "data": {"tools": ["pipeline"]}});
     let mut idle = server.connect().await;
     assert_eq!(ask(&mut idle, reset.clone()).await["type"], "observation");
-    // The client says nothing more: the server closes the connection.
-    assert!(recv(&mut idle).await.is_none(), "an idle session is closed by the server");
+    // The client sends only keep-alive pings, which are no activity: the
+    // server closes the connection (bounded loop; the pause only paces it).
+    let mut closed = false;
+    for _ in 0..2000 {
+        if idle.send(Message::Ping(vec![1, 2, 3].into())).await.is_err() {
+            closed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        match tokio::time::timeout(Duration::from_millis(20), idle.next()).await {
+            Ok(None) | Ok(Some(Err(_))) | Ok(Some(Ok(Message::Close(_)))) => {
+                closed = true;
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(closed, "an idle session is closed by the server");
     let mut admitted = false;
     for _ in 0..400 {
         let mut next = server.connect().await;

@@ -54,8 +54,9 @@
 //!
 //! Episodes are blocking work (sandboxed Python runs): every reset, step
 //! and close runs on `tokio::task::spawn_blocking`, never on the async
-//! workers. A session idle for `idle_timeout` is closed and its workspace
-//! removed; on shutdown every session ends (a step under way finishes
+//! workers. A session that sends no protocol message for `idle_timeout`
+//! (WebSocket pings do not count; the time of a step does not either) is
+//! closed and its workspace removed; on shutdown every session ends (a step under way finishes
 //! first, within its step limit) and [`serve`] returns once every
 //! workspace is gone. Messages and bodies are bounded by
 //! `max_message_bytes`. Each session writes one JSON line on stderr when
@@ -308,8 +309,12 @@ pub async fn serve(
     if config.max_sessions == 0 || config.max_sessions > (u32::MAX >> 3) as usize {
         return Err(ServeError::BadSetting("max_sessions: from 1 to 536870911".into()));
     }
+    let year = Duration::from_secs(365 * 24 * 3600);
     if config.idle_timeout.is_zero() || config.max_message_bytes == 0 || config.step_timeout.is_zero() {
         return Err(ServeError::BadSetting("idle timeout, message bound and step timeout must be positive".into()));
+    }
+    if config.idle_timeout > year || config.step_timeout > year {
+        return Err(ServeError::BadSetting("idle timeout and step timeout: at most a year".into()));
     }
     let (tx, rx) = watch::channel(false);
     let max = config.max_sessions;
@@ -417,9 +422,16 @@ async fn session(mut socket: WebSocket, shared: Arc<Shared>, permit: Option<Owne
     let mut shutdown = shared.shutdown.clone();
     let mut episode: Option<Episode> = None;
     let mut episode_id: Option<String> = None;
+    // Only protocol messages count as activity: a client's keep-alive pings
+    // do not keep an abandoned session open.
+    let mut deadline = tokio::time::Instant::now() + shared.config.idle_timeout;
     let end = loop {
+        // Checked first: a stream of pings is always ready to be read.
+        if tokio::time::Instant::now() >= deadline {
+            break End::Idle;
+        }
         let received = tokio::select! {
-            r = tokio::time::timeout(shared.config.idle_timeout, socket.recv()) => r,
+            r = tokio::time::timeout_at(deadline, socket.recv()) => r,
             _ = shutdown.wait_for(|stop| *stop) => break End::Shutdown,
         };
         let text = match received {
@@ -448,6 +460,7 @@ async fn session(mut socket: WebSocket, shared: Arc<Shared>, permit: Option<Owne
         if !send(&mut socket, &reply).await {
             break End::Disconnect;
         }
+        deadline = tokio::time::Instant::now() + shared.config.idle_timeout;
     };
     let _ = socket.send(WsMessage::Close(None)).await;
     let summary = episode.as_ref().map(|e| {
