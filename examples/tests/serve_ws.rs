@@ -343,3 +343,20 @@ async fn an_oversized_message_ends_its_session_and_the_server_goes_on() {
     assert_eq!(status, 413, "an oversized body is refused");
     server.shutdown().await;
 }
+
+#[test]
+fn serve_refuses_bad_arguments_with_one_json_error_and_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("missing");
+    let cases: [&[&str]; 3] = [
+        &["--json", "serve", "--envs", missing.to_str().unwrap()],
+        &["--json", "serve", "--envs", tmp.path().to_str().unwrap()],
+        &["--json", "serve", "--envs", tmp.path().to_str().unwrap(), "--idle-timeout", "0"],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sandmle")).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["error"]["kind"].is_string(), "{v}");
+    }
+}
