@@ -27,6 +27,8 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod serve;
+
 use sandmle_agents::foundry::{Foundry, FoundryConfig};
 use sandmle_agents::roles::builtin::{Developer, MlOps, Strategist, Writer};
 use sandmle_core::{BaselinePanel, Environment, GateResult, Grader, Result, Synthesizer, Verifier, calibrate};

@@ -7,6 +7,7 @@
 //! broken environment.
 
 mod caps;
+mod export;
 mod foundry;
 mod generate;
 mod grading;
@@ -17,6 +18,7 @@ mod rollout;
 mod run;
 mod sandbox;
 mod seeds;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use output::{Failure, Kind};
@@ -63,6 +65,10 @@ enum Command {
     Verify(generate::VerifyArgs),
     /// Run RL rollout groups on environments and write trajectories.
     Rollout(rollout::RolloutArgs),
+    /// Write environments in another layout (`--format sandmle-release`).
+    Export(export::ExportArgs),
+    /// Serve environments over OpenEnv's HTTP + WebSocket protocol.
+    Serve(serve::ServeArgs),
     /// List the bundled seed environments.
     Seeds,
 }
@@ -103,6 +109,8 @@ fn main() -> ExitCode {
         Command::Generate(a) => foundry::generate(&a, &g),
         Command::Verify(a) => generate::verify(&a, &g),
         Command::Rollout(a) => rollout::rollout(&a, &g),
+        Command::Export(a) => export::export(&a, &g),
+        Command::Serve(a) => serve::serve(&a, &g),
         Command::Seeds => seeds::list(&g),
     };
     match result {

@@ -74,8 +74,9 @@ pub struct RolloutArgs {
     unsandboxed: bool,
 }
 
-fn env_dirs(a: &RolloutArgs) -> Result<Vec<PathBuf>, Failure> {
-    match (&a.envs, &a.index) {
+/// The environment directories of `--envs DIR` or `--index index.jsonl`.
+pub fn env_dirs(envs: Option<&Path>, index: Option<&Path>) -> Result<Vec<PathBuf>, Failure> {
+    match (envs, index) {
         (Some(dir), None) => {
             let names = sandmle::seed_names_in(dir).map_err(|e| Failure::usage(e.to_string()))?;
             if names.is_empty() {
@@ -126,7 +127,7 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
         .num_threads(threads)
         .build()
         .map_err(|e| Failure::new(Kind::System, format!("thread pool: {e}")))?;
-    let dirs = env_dirs(a)?;
+    let dirs = env_dirs(a.envs.as_deref(), a.index.as_deref())?;
     let backends = sandmle::rl_backends(step, a.unsandboxed);
     let episode = EpisodeConfig { tools, step_timeout: step, ..EpisodeConfig::default() };
     let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed: a.seed };

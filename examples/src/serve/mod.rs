@@ -1,0 +1,637 @@
+//! `sandmle serve`: SandMLE episodes over [OpenEnv]'s HTTP + WebSocket
+//! protocol, so Python trainers drive them with OpenEnv's own client
+//! (`openenv.core.GenericEnvClient`) and nothing else installed.
+//!
+//! Design decision: the server composes concrete crates (the standard
+//! grader, the sandboxed process executor) through
+//! [`rl_backends`](crate::rl_backends), so it lives in this package, the
+//! composition root, and not in the library crates; [`serve`] takes the
+//! [`Backends`] as ports, so tests and embedders can pass their own.
+//!
+//! # The protocol (matched to openenv-core 0.3.0's client and server)
+//!
+//! - **WebSocket `/ws`**, one episode per connection. In:
+//!   `{"type": "reset", "data": {…options}}`, `{"type": "step", "data":
+//!   {…action}}`, `{"type": "state"}`, `{"type": "close"}`. Out:
+//!   `{"type": "observation", "data": {"observation": {…}, "reward": r,
+//!   "done": d}}` (what `EnvClient._parse_result` reads), `{"type":
+//!   "state", "data": {"episode_id", "step_count", …}}`, or `{"type":
+//!   "error", "data": {"message", "code"}}` with OpenEnv's codes
+//!   (`INVALID_JSON`, `UNKNOWN_TYPE`, `VALIDATION_ERROR`,
+//!   `EXECUTION_ERROR`, `CAPACITY_REACHED`, `FACTORY_ERROR`,
+//!   `SESSION_ERROR`). A bad message gets an error reply and the session
+//!   goes on; `close` ends it.
+//! - **Reset options** ([`protocol::ResetOptions`]): OpenEnv's `seed` and
+//!   `episode_id`, and `task_id` (an environment's content id or directory
+//!   name; otherwise drawn from the catalogue with `seed`, or round-robin),
+//!   `codec`, `reward`, `reward_mode`, `max_turns`, `step_timeout_s` (at
+//!   most the server's), `episode_time_s`, `tools`.
+//! - **Action** ([`protocol::StepAction`]): `{"content": "<assistant
+//!   text>"}` parsed by the session's codec, and/or `"tool_calls": [{"id",
+//!   "name", "arguments"}]` a trainer parsed itself; `metadata` is
+//!   accepted (OpenEnv's `Action` has it); other keys are a
+//!   `VALIDATION_ERROR` (OpenEnv's actions forbid extra fields).
+//! - **Observation**: `messages` (on reset the system and user prompt, then
+//!   the messages returning each tool result), `tools` (on reset),
+//!   `info`, `terminated`, `truncated`; `reward` is the step's reward
+//!   (increments summing to the episode's, or terminal-only), `null` on
+//!   reset; `done` is `terminated || truncated`. The last step's info
+//!   holds `total_reward`, `reward_breakdown` and `final_grade`.
+//! - **Capacity**: as OpenEnv, a connection over `max_sessions` is
+//!   accepted, sent one `CAPACITY_REACHED` error (with `active_sessions`
+//!   and `max_sessions`) and closed; the error answers the client's first
+//!   message, so `EnvClient.reset()` raises it.
+//! - **HTTP**: `GET /health` → `{"status": "healthy"}`; `GET /metadata`
+//!   → OpenEnv's `EnvironmentMetadata` fields; `GET /schema` →
+//!   `{"action", "observation", "state"}` JSON Schemas; `GET /state` (a
+//!   fresh environment's); `GET /openapi.json`; `POST /reset` (a
+//!   `ResetRequest` body) and `POST /step` (`{"action": {…}}`, the body's
+//!   other keys being reset options) are stateless as OpenEnv's: each
+//!   builds a fresh episode, answers `{observation, reward, done}` and
+//!   closes it; an invalid body is HTTP 422 `{"detail": …}`.
+//!
+//! # Operations
+//!
+//! Episodes are blocking work (sandboxed Python runs): every reset, step
+//! and close runs on `tokio::task::spawn_blocking`, never on the async
+//! workers. A session that sends no protocol message for `idle_timeout`
+//! (WebSocket pings do not count; the time of a step does not either) is
+//! closed and its workspace removed; on shutdown every session ends (a step under way finishes
+//! first, within its step limit) and [`serve`] returns once every
+//! workspace is gone. Messages and bodies are bounded by
+//! `max_message_bytes`. Each session writes one JSON line on stderr when
+//! it ends (`{"event": "session", "session", "task_id", "steps",
+//! "reward", "termination", "end", "duration_ms"}`).
+//!
+//! [OpenEnv]: https://github.com/meta-pytorch/OpenEnv
+
+pub mod protocol;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use protocol::{ErrorCode, ResetOptions, WireError};
+use sandmle_agents::codec::{CODECS, codec_by_name};
+use sandmle_agents::reward::{REWARD_SCHEMES, reward_by_name};
+use sandmle_agents::{Backends, Episode, EpisodeConfig, RewardMode, Task, ToolSet};
+use serde_json::{Value, json};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+
+/// The server's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServeConfig {
+    /// The most sessions at once (WebSocket episodes and stateless HTTP
+    /// calls together).
+    pub max_sessions: usize,
+    /// A session with no message for this long is closed.
+    pub idle_timeout: Duration,
+    /// The largest WebSocket message or HTTP body accepted, in bytes.
+    pub max_message_bytes: usize,
+    /// The longest a code or pipeline step may run; reset options may only
+    /// lower it.
+    pub step_timeout: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            max_sessions: 64,
+            idle_timeout: Duration::from_secs(600),
+            max_message_bytes: 4 << 20,
+            step_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Why the server could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// An environment directory could not be read.
+    #[error("{path}: {message}")]
+    Environment {
+        /// The directory.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// No environment to serve.
+    #[error("no environments to serve")]
+    Empty,
+    /// A setting is out of range.
+    #[error("{0}")]
+    BadSetting(String),
+    /// The listener failed.
+    #[error("serving: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The environments a server offers, by content id and directory name.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    tasks: Vec<(String, Task)>,
+}
+
+impl Catalog {
+    /// Reads every environment directory (every hash checked).
+    ///
+    /// # Errors
+    /// [`ServeError::Environment`] for a directory that is not a valid
+    /// environment with thresholds; [`ServeError::Empty`] for none.
+    pub fn load(dirs: &[PathBuf]) -> Result<Catalog, ServeError> {
+        let mut tasks = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let task =
+                Task::read(dir).map_err(|e| ServeError::Environment { path: dir.clone(), message: e.to_string() })?;
+            tasks.push((dir_name(dir), task));
+        }
+        Catalog::new(tasks)
+    }
+
+    /// A catalogue of tasks already loaded, each with a name.
+    ///
+    /// # Errors
+    /// [`ServeError::Empty`] for none.
+    pub fn new(tasks: Vec<(String, Task)>) -> Result<Catalog, ServeError> {
+        if tasks.is_empty() {
+            return Err(ServeError::Empty);
+        }
+        Ok(Catalog { tasks })
+    }
+
+    /// How many environments.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Never true (a catalogue has at least one environment).
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// `(name, task id)` of every environment.
+    pub fn entries(&self) -> Vec<(String, String)> {
+        self.tasks.iter().map(|(n, t)| (n.clone(), t.id().to_owned())).collect()
+    }
+
+    /// The environment named by `task_id` (content id or directory name),
+    /// or else the `draw`-th (modulo the count).
+    fn pick(&self, task_id: Option<&str>, draw: u64) -> Result<&Task, WireError> {
+        match task_id {
+            Some(id) => self.tasks.iter().find(|(n, t)| t.id() == id || n == id).map(|(_, t)| t).ok_or_else(|| {
+                WireError::new(ErrorCode::ValidationError, format!("task_id `{id}`: no such environment"))
+            }),
+            None => {
+                let n = self.tasks.len() as u64;
+                let i = usize::try_from(draw % n.max(1)).unwrap_or(0);
+                self.tasks.get(i).map(|(_, t)| t).ok_or_else(|| WireError::new(ErrorCode::FactoryError, "empty"))
+            }
+        }
+    }
+}
+
+fn dir_name(dir: &Path) -> String {
+    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string())
+}
+
+/// SplitMix64: a seed's draw, spread over the catalogue.
+fn mix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+struct Shared {
+    catalog: Catalog,
+    backends: Backends,
+    config: ServeConfig,
+    sessions: Arc<Semaphore>,
+    shutdown: watch::Receiver<bool>,
+    next_session: AtomicU64,
+    next_draw: AtomicU64,
+}
+
+impl Shared {
+    fn active(&self) -> usize {
+        self.config.max_sessions.saturating_sub(self.sessions.available_permits())
+    }
+
+    /// A fresh episode for `opts` (not reset yet).
+    fn episode(&self, opts: &ResetOptions) -> Result<Episode, WireError> {
+        let invalid = |m: String| WireError::new(ErrorCode::ValidationError, m);
+        let draw = match opts.seed {
+            Some(seed) => mix(seed),
+            None => self.next_draw.fetch_add(1, Ordering::Relaxed),
+        };
+        let task = self.catalog.pick(opts.task_id.as_deref(), draw)?;
+        let codec_name = opts.codec.as_deref().unwrap_or("sandmle_react");
+        let codec = codec_by_name(codec_name).ok_or_else(|| invalid(format!("codec: one of {}", CODECS.join(", "))))?;
+        let reward_name = opts.reward.as_deref().unwrap_or("released_dense");
+        let reward = reward_by_name(reward_name)
+            .ok_or_else(|| invalid(format!("reward: one of {}", REWARD_SCHEMES.join(", "))))?;
+        let mut config = EpisodeConfig { step_timeout: self.config.step_timeout, ..EpisodeConfig::default() };
+        if let Some(t) = opts.max_turns {
+            config.max_turns = t;
+        }
+        if let Some(s) = opts.step_timeout_s {
+            let d = seconds(s).ok_or_else(|| invalid("step_timeout_s: a positive number of seconds".into()))?;
+            config.step_timeout = d.min(self.config.step_timeout);
+        }
+        if let Some(s) = opts.episode_time_s {
+            config.episode_time =
+                seconds(s).ok_or_else(|| invalid("episode_time_s: a positive number of seconds".into()))?;
+        }
+        config.reward_mode = match opts.reward_mode.as_deref() {
+            None | Some("delta") => RewardMode::Delta,
+            Some("terminal") => RewardMode::Terminal,
+            Some(other) => return Err(invalid(format!("reward_mode: delta or terminal, not `{other}`"))),
+        };
+        if let Some(tools) = &opts.tools {
+            let mut set = ToolSet { code: false, pipeline: false };
+            for t in tools {
+                match t.as_str() {
+                    "python" | "Python" | "code" => set.code = true,
+                    "pipeline" | "RunPipeline" => set.pipeline = true,
+                    other => return Err(invalid(format!("tools: python or pipeline, not `{other}`"))),
+                }
+            }
+            config.tools = set;
+        }
+        Episode::new(task.clone(), self.backends.clone(), codec, reward, config).map_err(|e| match e {
+            sandmle_agents::Error::BadSetting { .. } => invalid(e.to_string()),
+            other => WireError::new(ErrorCode::FactoryError, other.to_string()),
+        })
+    }
+}
+
+fn seconds(s: f64) -> Option<Duration> {
+    Duration::try_from_secs_f64(s).ok().filter(|d| !d.is_zero() && d.as_secs() <= 7 * 24 * 3600)
+}
+
+fn execution(e: sandmle_agents::Error) -> WireError {
+    match e {
+        sandmle_agents::Error::EpisodeNotRunning => {
+            WireError::new(ErrorCode::ExecutionError, "the episode is not running: send reset first (or again)")
+        }
+        other => WireError::new(ErrorCode::ExecutionError, other.to_string()),
+    }
+}
+
+/// Runs blocking episode work off the async workers.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, WireError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| WireError::new(ErrorCode::SessionError, format!("the episode's worker failed: {e}")))
+}
+
+/// Serves `catalog` on `listener` until `shutdown` completes, then ends
+/// every session, waits for their workspaces to be removed and returns.
+///
+/// # Errors
+/// [`ServeError::BadSetting`] for a zero session cap, idle timeout or
+/// message bound; [`ServeError::Io`] when the listener fails.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    catalog: Catalog,
+    backends: Backends,
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    if config.max_sessions == 0 || config.max_sessions > (u32::MAX >> 3) as usize {
+        return Err(ServeError::BadSetting("max_sessions: from 1 to 536870911".into()));
+    }
+    let year = Duration::from_secs(365 * 24 * 3600);
+    if config.idle_timeout.is_zero() || config.max_message_bytes == 0 || config.step_timeout.is_zero() {
+        return Err(ServeError::BadSetting("idle timeout, message bound and step timeout must be positive".into()));
+    }
+    if config.idle_timeout > year || config.step_timeout > year {
+        return Err(ServeError::BadSetting("idle timeout and step timeout: at most a year".into()));
+    }
+    let (tx, rx) = watch::channel(false);
+    let max = config.max_sessions;
+    let sessions = Arc::new(Semaphore::new(max));
+    let shared = Arc::new(Shared {
+        catalog,
+        backends,
+        config,
+        sessions: Arc::clone(&sessions),
+        shutdown: rx,
+        next_session: AtomicU64::new(1),
+        next_draw: AtomicU64::new(0),
+    });
+    let app = router(shared);
+    let signal = async move {
+        shutdown.await;
+        // Sessions see the flag (it stays set once the sender is gone).
+        let _ = tx.send(true);
+    };
+    let result = axum::serve(listener, app).with_graceful_shutdown(signal).await;
+    // Every session holds a permit until its workspace is gone.
+    let _ = sessions.acquire_many(u32::try_from(max).unwrap_or(u32::MAX)).await;
+    result.map_err(ServeError::Io)
+}
+
+fn router(shared: Arc<Shared>) -> Router {
+    let limit = shared.config.max_message_bytes;
+    Router::new()
+        .route("/ws", get(ws_handler))
+        .route("/health", get(|| async { axum::Json(json!({"status": "healthy"})) }))
+        .route("/metadata", get(|| async { axum::Json(metadata()) }))
+        .route("/schema", get(|| async { axum::Json(protocol::schemas()) }))
+        .route("/openapi.json", get(|| async { axum::Json(protocol::openapi()) }))
+        .route("/state", get(|| async { axum::Json(protocol::state_payload(None, None)) }))
+        .route("/reset", post(http_reset))
+        .route("/step", post(http_step))
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(shared)
+}
+
+/// OpenEnv's `EnvironmentMetadata`.
+fn metadata() -> Value {
+    json!({
+        "name": "sandmle",
+        "description": "SandMLE micro-scale ML-engineering environments: write Python that trains a model on train.csv, writes submission.csv, and Score it against hidden answers.",
+        "readme_content": Value::Null,
+        "version": env!("CARGO_PKG_VERSION"),
+        "author": "SandMLE-rs developers",
+        "documentation_url": "https://github.com/sandmle-rs/sandmle-rs",
+    })
+}
+
+async fn ws_handler(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {
+    let permit = Arc::clone(&shared.sessions).try_acquire_owned().ok();
+    let limit = shared.config.max_message_bytes;
+    ws.max_message_size(limit).max_frame_size(limit).on_upgrade(move |socket| session(socket, shared, permit))
+}
+
+/// How a session ended, for its log line.
+#[derive(Debug, Clone, Copy)]
+enum End {
+    Close,
+    Disconnect,
+    Idle,
+    Shutdown,
+    Capacity,
+    TransportError,
+}
+
+impl End {
+    fn as_str(self) -> &'static str {
+        match self {
+            End::Close => "close",
+            End::Disconnect => "disconnect",
+            End::Idle => "idle_timeout",
+            End::Shutdown => "shutdown",
+            End::Capacity => "capacity_reached",
+            End::TransportError => "transport_error",
+        }
+    }
+}
+
+async fn send(socket: &mut WebSocket, frame: &Value) -> bool {
+    socket.send(WsMessage::Text(frame.to_string().into())).await.is_ok()
+}
+
+async fn session(mut socket: WebSocket, shared: Arc<Shared>, permit: Option<OwnedSemaphorePermit>) {
+    let id = shared.next_session.fetch_add(1, Ordering::Relaxed);
+    let start = Instant::now();
+    let Some(permit) = permit else {
+        let max = shared.config.max_sessions;
+        let active = shared.active();
+        let frame = json!({"type": "error", "data": {
+            "message": format!("Server at capacity: {active}/{max} sessions active. Cannot accept new connections."),
+            "code": ErrorCode::CapacityReached.as_str(), "active_sessions": active, "max_sessions": max,
+        }});
+        if send(&mut socket, &frame).await {
+            // Let the client's first message arrive, so the error answers it.
+            let _ = tokio::time::timeout(Duration::from_secs(5), socket.recv()).await;
+        }
+        let _ = socket.send(WsMessage::Close(None)).await;
+        log_session(id, start, None, None, End::Capacity);
+        return;
+    };
+    let mut shutdown = shared.shutdown.clone();
+    let mut episode: Option<Episode> = None;
+    let mut episode_id: Option<String> = None;
+    // Only protocol messages count as activity: a client's keep-alive pings
+    // do not keep an abandoned session open.
+    let mut deadline = tokio::time::Instant::now() + shared.config.idle_timeout;
+    let end = loop {
+        // Checked first: a stream of pings is always ready to be read.
+        if tokio::time::Instant::now() >= deadline {
+            break End::Idle;
+        }
+        let received = tokio::select! {
+            r = tokio::time::timeout_at(deadline, socket.recv()) => r,
+            _ = shutdown.wait_for(|stop| *stop) => break End::Shutdown,
+        };
+        let text = match received {
+            Err(_) => break End::Idle,
+            Ok(None) => break End::Disconnect,
+            Ok(Some(Err(_))) => break End::TransportError,
+            Ok(Some(Ok(WsMessage::Text(t)))) => t.as_str().to_owned(),
+            Ok(Some(Ok(WsMessage::Binary(b)))) => match String::from_utf8(b.to_vec()) {
+                Ok(t) => t,
+                Err(_) => {
+                    let e = WireError::new(ErrorCode::InvalidJson, "Invalid JSON: a binary message that is not UTF-8");
+                    if !send(&mut socket, &e.frame()).await {
+                        break End::Disconnect;
+                    }
+                    continue;
+                }
+            },
+            Ok(Some(Ok(WsMessage::Close(_)))) => break End::Disconnect,
+            Ok(Some(Ok(_))) => continue,
+        };
+        let reply = match handle(&shared, &text, &mut episode, &mut episode_id).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break End::Close,
+            Err(e) => e.frame(),
+        };
+        if !send(&mut socket, &reply).await {
+            break End::Disconnect;
+        }
+        deadline = tokio::time::Instant::now() + shared.config.idle_timeout;
+    };
+    let _ = socket.send(WsMessage::Close(None)).await;
+    let summary = episode.as_ref().map(|e| {
+        json!({
+            "task_id": e.task().id(),
+            "steps": e.steps().len(),
+            "reward": e.outcome().map(|(v, _)| v.value),
+            "termination": e.termination(),
+        })
+    });
+    if let Some(mut e) = episode.take() {
+        // Removing the workspace is file-system work.
+        let _ = blocking(move || e.close()).await;
+    }
+    log_session(id, start, summary, episode_id, end);
+    drop(permit);
+}
+
+fn log_session(id: u64, start: Instant, summary: Option<Value>, episode_id: Option<String>, end: End) {
+    let mut line = json!({
+        "event": "session", "session": id, "episode_id": episode_id, "end": end.as_str(),
+        "duration_ms": u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+    });
+    if let (Some(Value::Object(s)), Some(l)) = (summary, line.as_object_mut()) {
+        l.extend(s);
+    }
+    eprintln!("{line}");
+}
+
+/// One WebSocket message: `Ok(Some(reply))`, `Ok(None)` for `close`, or
+/// an error reply.
+async fn handle(
+    shared: &Arc<Shared>,
+    text: &str,
+    episode: &mut Option<Episode>,
+    episode_id: &mut Option<String>,
+) -> Result<Option<Value>, WireError> {
+    let message: Value =
+        serde_json::from_str(text).map_err(|e| WireError::new(ErrorCode::InvalidJson, format!("Invalid JSON: {e}")))?;
+    let Value::Object(mut message) = message else {
+        return Err(WireError::new(ErrorCode::ValidationError, "Invalid message: not a JSON object"));
+    };
+    let kind = message.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+    let data = message.remove("data");
+    match kind.as_str() {
+        "reset" => {
+            let opts = protocol::parse_reset(data)?;
+            let old = episode.take();
+            let s = Arc::clone(shared);
+            let id = opts.episode_id.clone().unwrap_or_else(|| format!("episode-{}", mix(rand_u64())));
+            let (e, reset) = blocking(move || {
+                drop(old);
+                let mut e = s.episode(&opts)?;
+                let reset = e.reset().map_err(execution)?;
+                Ok::<_, WireError>((e, reset))
+            })
+            .await??;
+            let payload = protocol::reset_payload(&reset, &id);
+            *episode = Some(e);
+            *episode_id = Some(id);
+            Ok(Some(json!({"type": "observation", "data": payload})))
+        }
+        "step" => {
+            let action = protocol::parse_action(data.unwrap_or(Value::Null))?;
+            let Some(mut e) = episode.take() else {
+                return Err(WireError::new(ErrorCode::ExecutionError, "no episode: send reset first"));
+            };
+            let (e, step) = blocking(move || {
+                let step = e.step_message(action.message());
+                (e, step)
+            })
+            .await?;
+            *episode = Some(e);
+            let step = step.map_err(execution)?;
+            Ok(Some(json!({"type": "observation", "data": protocol::step_payload(&step)})))
+        }
+        "state" => {
+            Ok(Some(json!({"type": "state", "data": protocol::state_payload(episode.as_ref(), episode_id.as_deref())})))
+        }
+        "close" => Ok(None),
+        other => Err(WireError::new(ErrorCode::UnknownType, format!("Unknown message type: {other}"))),
+    }
+}
+
+/// A value that differs between calls (episode ids only; nothing seeded
+/// depends on it).
+fn rand_u64() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    (t as u64) ^ COUNTER.fetch_add(1, Ordering::Relaxed).rotate_left(32) ^ u64::from(std::process::id())
+}
+
+fn http_error(e: &WireError) -> Response {
+    let status = match e.code {
+        ErrorCode::InvalidJson | ErrorCode::ValidationError => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::CapacityReached => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    (status, axum::Json(json!({"detail": e.message, "code": e.code.as_str()}))).into_response()
+}
+
+fn body_object(body: &Bytes) -> Result<serde_json::Map<String, Value>, WireError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Map::new());
+    }
+    match serde_json::from_slice(body) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(WireError::new(ErrorCode::ValidationError, "the body must be a JSON object")),
+        Err(e) => Err(WireError::new(ErrorCode::InvalidJson, format!("Invalid JSON: {e}"))),
+    }
+}
+
+/// Stateless `POST /reset`: a fresh episode, reset, closed.
+async fn http_reset(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let run = async {
+        let body = body_object(&body)?;
+        let opts = protocol::parse_reset(Some(Value::Object(body)))?;
+        let permit = capacity(&shared)?;
+        let s = Arc::clone(&shared);
+        let id = opts.episode_id.clone().unwrap_or_else(|| format!("episode-{}", mix(rand_u64())));
+        let payload = blocking(move || {
+            let mut e = s.episode(&opts)?;
+            let reset = e.reset().map_err(execution);
+            e.close();
+            Ok::<_, WireError>(protocol::reset_payload(&reset?, &id))
+        })
+        .await??;
+        drop(permit);
+        Ok::<_, WireError>(payload)
+    };
+    match run.await {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(e) => http_error(&e),
+    }
+}
+
+/// Stateless `POST /step`: a fresh episode (the body's keys other than
+/// `action` are its reset options), reset, one action, closed.
+async fn http_step(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let run = async {
+        let mut body = body_object(&body)?;
+        let action =
+            body.remove("action").ok_or_else(|| WireError::new(ErrorCode::ValidationError, "`action` is required"))?;
+        let action = protocol::parse_action(action)?;
+        for k in ["timeout_s", "request_id"] {
+            body.remove(k);
+        }
+        let opts = protocol::parse_reset(Some(Value::Object(body)))?;
+        let permit = capacity(&shared)?;
+        let s = Arc::clone(&shared);
+        let payload = blocking(move || {
+            let mut e = s.episode(&opts)?;
+            let step = e.reset().and_then(|_| e.step_message(action.message())).map_err(execution);
+            e.close();
+            Ok::<_, WireError>(protocol::step_payload(&step?))
+        })
+        .await??;
+        drop(permit);
+        Ok::<_, WireError>(payload)
+    };
+    match run.await {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(e) => http_error(&e),
+    }
+}
+
+fn capacity(shared: &Arc<Shared>) -> Result<OwnedSemaphorePermit, WireError> {
+    Arc::clone(&shared.sessions).try_acquire_owned().map_err(|_| {
+        WireError::new(
+            ErrorCode::CapacityReached,
+            format!("Server at capacity: {}/{} sessions active.", shared.active(), shared.config.max_sessions),
+        )
+    })
+}

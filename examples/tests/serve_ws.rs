@@ -1,0 +1,362 @@
+//! `sandmle::serve` over a real socket on 127.0.0.1: the WebSocket
+//! protocol (reset, step, state, close, malformed messages), the session
+//! cap, the idle reaper, graceful shutdown and the HTTP routes. Every wait
+//! is a generous "does not hang" guard, never a timing assertion.
+
+use futures_util::{SinkExt, StreamExt};
+use sandmle::serve::{Catalog, ServeConfig, ServeError, serve};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+const GUARD: Duration = Duration::from_secs(120);
+
+fn bwrap_works() -> bool {
+    let ok = sandmle_exec::bubblewrap_available();
+    assert!(ok || std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
+    ok
+}
+
+struct Server {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), ServeError>>,
+}
+
+impl Server {
+    async fn start(config: ServeConfig) -> Server {
+        let catalog = Catalog::load(&[sandmle::repository_seeds().join("wine")]).unwrap();
+        let backends = sandmle::rl_backends(config.step_timeout, false);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(serve(listener, catalog, backends, config, async move {
+            let _ = rx.await;
+        }));
+        Server { addr, stop: Some(stop), task }
+    }
+
+    async fn connect(&self) -> Ws {
+        let (ws, _) = tokio::time::timeout(GUARD, connect_async(format!("ws://{}/ws", self.addr)))
+            .await
+            .expect("connect does not hang")
+            .unwrap();
+        ws
+    }
+
+    async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        tokio::time::timeout(GUARD, self.task).await.expect("shutdown does not hang").unwrap().unwrap();
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+/// The next JSON frame, or `None` once the server closed the connection.
+async fn recv(ws: &mut Ws) -> Option<Value> {
+    loop {
+        let next = tokio::time::timeout(GUARD, ws.next()).await.expect("a reply does not hang");
+        match next {
+            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return None,
+            Some(Ok(Message::Text(t))) => return Some(serde_json::from_str(t.as_str()).unwrap()),
+            Some(Ok(_)) => continue,
+        }
+    }
+}
+
+async fn ask(ws: &mut Ws, frame: Value) -> Value {
+    ws.send(Message::Text(frame.to_string().into())).await.unwrap();
+    recv(ws).await.expect("a reply, not a closed connection")
+}
+
+async fn raw(ws: &mut Ws, text: &str) -> Value {
+    ws.send(Message::Text(text.to_owned().into())).await.unwrap();
+    recv(ws).await.expect("a reply, not a closed connection")
+}
+
+fn code_of(reply: &Value) -> &str {
+    assert_eq!(reply["type"], "error", "{reply}");
+    reply["data"]["code"].as_str().unwrap()
+}
+
+const SPEC: &str =
+    r#"{"steps": [{"op": "impute", "strategy": "median"}], "model": {"type": "logistic_regression", "c": 1.0}}"#;
+
+fn pipeline_turn() -> String {
+    format!(
+        "<think>fit</think>\n<tool_call>\n{{\"name\": \"RunPipeline\", \"arguments\": {{\"spec\": {SPEC}}}}}\n</tool_call>"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_episode_over_the_websocket_with_malformed_messages_answered_not_fatal() {
+    let server = Server::start(ServeConfig::default()).await;
+    let mut ws = server.connect().await;
+
+    // Malformed messages get OpenEnv's error codes and the session goes on.
+    assert_eq!(code_of(&raw(&mut ws, "{not json").await), "INVALID_JSON");
+    assert_eq!(code_of(&raw(&mut ws, "[1, 2]").await), "VALIDATION_ERROR");
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "jump"})).await), "UNKNOWN_TYPE");
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "step", "data": {"content": "hi"}})).await), "EXECUTION_ERROR");
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "reset", "data": {"codec": "nope"}})).await), "VALIDATION_ERROR");
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "reset", "data": {"seed": -1}})).await), "VALIDATION_ERROR");
+    assert_eq!(
+        code_of(&ask(&mut ws, json!({"type": "reset", "data": {"task_id": "no-such-task"}})).await),
+        "VALIDATION_ERROR"
+    );
+
+    let state = ask(&mut ws, json!({"type": "state"})).await;
+    assert_eq!(state["type"], "state");
+    assert_eq!(state["data"]["step_count"], 0);
+
+    let reset =
+        ask(&mut ws, json!({"type": "reset", "data": {"seed": 3, "tools": ["pipeline"], "episode_id": "ep-1"}})).await;
+    assert_eq!(reset["type"], "observation", "{reset}");
+    let data = &reset["data"];
+    assert_eq!(data["done"], false);
+    assert!(data["reward"].is_null());
+    assert_eq!(data["observation"]["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(data["observation"]["episode_id"], "ep-1");
+    assert!(data["observation"]["info"]["task_id"].as_str().unwrap().starts_with("wine"));
+
+    // An action with an unknown field is refused (OpenEnv's actions forbid extras).
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "step", "data": {"code": "x"}})).await), "VALIDATION_ERROR");
+
+    let mut total = 0.0;
+    let step = ask(&mut ws, json!({"type": "step", "data": {"content": pipeline_turn()}})).await;
+    assert_eq!(step["type"], "observation", "{step}");
+    assert_eq!(step["data"]["done"], false);
+    total += step["data"]["reward"].as_f64().unwrap();
+    let score = r#"<think>grade</think><tool_call>{"name": "Score", "arguments": {}}</tool_call>"#;
+    let step = ask(&mut ws, json!({"type": "step", "data": {"content": score}})).await;
+    assert_eq!(step["type"], "observation", "{step}");
+    let text = step["data"]["observation"]["messages"][0]["content"].as_str().unwrap();
+    assert!(text.contains("Submission OK"), "{text}");
+    total += step["data"]["reward"].as_f64().unwrap();
+    let last =
+        ask(&mut ws, json!({"type": "step", "data": {"content": "<think>done</think><answer>ok</answer>"}})).await;
+    assert_eq!(last["data"]["done"], true, "{last}");
+    assert_eq!(last["data"]["observation"]["terminated"], true);
+    total += last["data"]["reward"].as_f64().unwrap();
+    let info = &last["data"]["observation"]["info"];
+    assert!((info["total_reward"].as_f64().unwrap() - total).abs() < 1e-9, "{info}");
+    assert!(total >= 0.3 - 1e-9, "a valid submission in format: {total}");
+    assert_eq!(info["final_grade"]["valid_submission"], true);
+
+    let state = ask(&mut ws, json!({"type": "state"})).await;
+    assert_eq!(state["data"]["step_count"], 3);
+    assert_eq!(state["data"]["done"], true);
+    assert_eq!(state["data"]["episode_id"], "ep-1");
+    // After the end a step is an error.
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "step", "data": {"content": "x"}})).await), "EXECUTION_ERROR");
+    // A new reset starts over, here with native tool calls the trainer parsed itself.
+    let again = ask(&mut ws, json!({"type": "reset", "data": {"tools": ["pipeline"], "codec": "openai_tools"}})).await;
+    assert_eq!(again["type"], "observation");
+    assert!(!again["data"]["observation"]["tools"].as_array().unwrap().is_empty());
+    let call = json!({"type": "step", "data": {"tool_calls": [{"id": "c1", "name": "Score", "arguments": "{}"}]}});
+    let step = ask(&mut ws, call).await;
+    let reply = &step["data"]["observation"]["messages"][0];
+    assert_eq!(reply["role"], "tool", "{step}");
+    assert_eq!(reply["tool_call_id"], "c1");
+
+    ws.send(Message::Text(json!({"type": "close"}).to_string().into())).await.unwrap();
+    assert!(recv(&mut ws).await.is_none(), "close ends the session");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_code_step_writes_the_submission_in_the_persistent_workspace() {
+    if !bwrap_works() {
+        return;
+    }
+    let server = Server::start(ServeConfig::default()).await;
+    let mut ws = server.connect().await;
+    let reset = ask(&mut ws, json!({"type": "reset", "data": {}})).await;
+    assert_eq!(reset["type"], "observation", "{reset}");
+    let code = "<think>copy</think>\n<tool_call>\npython\n<code>\nimport shutil\nshutil.copy('sample_submission.csv', 'submission.csv')\nprint('copied')\n</code>\n</tool_call>";
+    let step = ask(&mut ws, json!({"type": "step", "data": {"content": code}})).await;
+    let text = step["data"]["observation"]["messages"][0]["content"].as_str().unwrap();
+    assert!(text.contains("copied") && text.contains("submission.csv found"), "{text}");
+    let last =
+        ask(&mut ws, json!({"type": "step", "data": {"content": "<think>done</think><answer>ok</answer>"}})).await;
+    assert_eq!(last["data"]["done"], true);
+    assert_eq!(last["data"]["observation"]["info"]["final_grade"]["valid_submission"], true);
+    // Shutdown with the session still open ends it and returns.
+    let mut other = server.connect().await;
+    assert_eq!(ask(&mut other, json!({"type": "reset", "data": {}})).await["type"], "observation");
+    server.shutdown().await;
+    assert!(recv(&mut ws).await.is_none());
+    assert!(recv(&mut other).await.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_session_over_the_cap_is_refused_with_capacity_reached_and_a_freed_slot_is_reused() {
+    let server = Server::start(ServeConfig { max_sessions: 2, ..ServeConfig::default() }).await;
+    let reset = json!({"type": "reset", "data": {"tools": ["pipeline"]}});
+    let mut a = server.connect().await;
+    let mut b = server.connect().await;
+    assert_eq!(ask(&mut a, reset.clone()).await["type"], "observation");
+    assert_eq!(ask(&mut b, reset.clone()).await["type"], "observation");
+    let mut c = server.connect().await;
+    let refused = ask(&mut c, reset.clone()).await;
+    assert_eq!(code_of(&refused), "CAPACITY_REACHED");
+    assert_eq!(refused["data"]["max_sessions"], 2);
+    assert_eq!(refused["data"]["active_sessions"], 2);
+    assert!(recv(&mut c).await.is_none(), "the refused connection is closed");
+
+    // Closing one frees its slot (released asynchronously: retry, bounded).
+    a.send(Message::Text(json!({"type": "close"}).to_string().into())).await.unwrap();
+    assert!(recv(&mut a).await.is_none());
+    let mut admitted = false;
+    for _ in 0..400 {
+        let mut d = server.connect().await;
+        let reply = ask(&mut d, reset.clone()).await;
+        if reply["type"] == "observation" {
+            admitted = true;
+            break;
+        }
+        assert_eq!(code_of(&reply), "CAPACITY_REACHED");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(admitted, "a freed slot is given to a new session");
+    drop(b);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_idle_reaper_closes_an_abandoned_session_and_frees_its_slot() {
+    let config = ServeConfig { max_sessions: 1, idle_timeout: Duration::from_millis(300), ..ServeConfig::default() };
+    let server = Server::start(config).await;
+    let reset = json!({"type": "reset", "data": {"tools": ["pipeline"]}});
+    let mut idle = server.connect().await;
+    assert_eq!(ask(&mut idle, reset.clone()).await["type"], "observation");
+    // The client sends only keep-alive pings, which are no activity: the
+    // server closes the connection (bounded loop; the pause only paces it).
+    let mut closed = false;
+    for _ in 0..2000 {
+        if idle.send(Message::Ping(vec![1, 2, 3].into())).await.is_err() {
+            closed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        match tokio::time::timeout(Duration::from_millis(20), idle.next()).await {
+            Ok(None) | Ok(Some(Err(_))) | Ok(Some(Ok(Message::Close(_)))) => {
+                closed = true;
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(closed, "an idle session is closed by the server");
+    let mut admitted = false;
+    for _ in 0..400 {
+        let mut next = server.connect().await;
+        let reply = ask(&mut next, reset.clone()).await;
+        if reply["type"] == "observation" {
+            admitted = true;
+            break;
+        }
+        assert_eq!(code_of(&reply), "CAPACITY_REACHED");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(admitted, "the reaped session's slot is free again");
+    server.shutdown().await;
+}
+
+fn http(method: &str, url: &str, body: Option<&str>) -> (u16, Value) {
+    let agent: ureq::Agent =
+        ureq::Agent::config_builder().http_status_as_error(false).timeout_global(Some(GUARD)).build().into();
+    let mut resp = match (method, body) {
+        ("GET", _) => agent.get(url).call().unwrap(),
+        (_, b) => agent.post(url).content_type("application/json").send(b.unwrap_or("")).unwrap(),
+    };
+    let status = resp.status().as_u16();
+    let text = resp.body_mut().read_to_string().unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_routes_describe_the_server_and_reset_and_step_are_stateless() {
+    let server = Server::start(ServeConfig::default()).await;
+    let base = server.url("");
+    let checks = tokio::task::spawn_blocking(move || {
+        let (s, health) = http("GET", &format!("{base}/health"), None);
+        assert_eq!((s, health), (200, json!({"status": "healthy"})));
+        let (s, meta) = http("GET", &format!("{base}/metadata"), None);
+        assert_eq!(s, 200);
+        assert_eq!(meta["name"], "sandmle");
+        let (_, schema) = http("GET", &format!("{base}/schema"), None);
+        for k in ["action", "observation", "state"] {
+            assert_eq!(schema[k]["type"], "object", "{k}");
+        }
+        let (_, openapi) = http("GET", &format!("{base}/openapi.json"), None);
+        assert!(openapi["paths"]["/reset"].is_object());
+        let (s, state) = http("GET", &format!("{base}/state"), None);
+        assert_eq!((s, state["step_count"].clone()), (200, json!(0)));
+
+        let (s, reset) = http("POST", &format!("{base}/reset"), Some(r#"{"seed": 1}"#));
+        assert_eq!(s, 200, "{reset}");
+        assert_eq!(reset["done"], false);
+        assert_eq!(reset["observation"]["messages"].as_array().unwrap().len(), 2);
+        let (s, _) = http("POST", &format!("{base}/reset"), None);
+        assert_eq!(s, 200, "an empty body is no options");
+
+        let body = json!({"action": {"content": pipeline_turn()}, "tools": ["pipeline"]}).to_string();
+        let (s, step) = http("POST", &format!("{base}/step"), Some(&body));
+        assert_eq!(s, 200, "{step}");
+        assert_eq!(step["done"], false);
+        assert!(step["reward"].is_number());
+        let (s, _) = http("POST", &format!("{base}/step"), Some(r#"{"action": {"bogus": 1}}"#));
+        assert_eq!(s, 422);
+        let (s, _) = http("POST", &format!("{base}/step"), Some("{}"));
+        assert_eq!(s, 422);
+        let (s, _) = http("POST", &format!("{base}/reset"), Some("not json"));
+        assert_eq!(s, 422);
+    });
+    tokio::time::timeout(GUARD, checks).await.expect("the HTTP checks do not hang").unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_message_ends_its_session_and_the_server_goes_on() {
+    let server = Server::start(ServeConfig { max_message_bytes: 1024, ..ServeConfig::default() }).await;
+    let mut big = server.connect().await;
+    let text = json!({"type": "step", "data": {"content": "x".repeat(4096)}}).to_string();
+    let _ = big.send(Message::Text(text.into())).await;
+    assert!(recv(&mut big).await.is_none(), "the oversized message closes the connection");
+    let mut next = server.connect().await;
+    assert_eq!(ask(&mut next, json!({"type": "reset", "data": {"tools": ["pipeline"]}})).await["type"], "observation");
+    let url = server.url("/reset");
+    let body = format!("{{\"episode_id\": \"{}\"}}", "x".repeat(4096));
+    let (status, _) = tokio::task::spawn_blocking(move || http("POST", &url, Some(&body))).await.unwrap();
+    assert_eq!(status, 413, "an oversized body is refused");
+    server.shutdown().await;
+}
+
+#[test]
+fn serve_refuses_bad_arguments_with_one_json_error_and_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("missing");
+    let cases: [&[&str]; 3] = [
+        &["--json", "serve", "--envs", missing.to_str().unwrap()],
+        &["--json", "serve", "--envs", tmp.path().to_str().unwrap()],
+        &["--json", "serve", "--envs", tmp.path().to_str().unwrap(), "--idle-timeout", "0"],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sandmle")).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["error"]["kind"].is_string(), "{v}");
+    }
+}

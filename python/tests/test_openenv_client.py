@@ -1,0 +1,162 @@
+"""`sandmle serve` driven by openenv-core's own client (GenericEnvClient).
+
+Starts the real binary on a free loopback port (``--port 0``; the port is
+read from its ``--json`` line) over a folder holding one bundled seed
+environment, plays full episodes and checks the session cap. The binary is
+``$SANDMLE_BIN``, else ``$CARGO_TARGET_DIR`` or ``target/`` ``release`` or
+``debug``. Code steps run sandboxed with bubblewrap; where bubblewrap cannot
+run (and ``SANDMLE_REQUIRE_BWRAP`` is unset) the server is started with
+``--unsandboxed``, since the only code run is this file's own.
+"""
+
+import asyncio
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+from openenv.core import GenericEnvClient
+
+REPO = Path(__file__).resolve().parents[2]
+MAX_SESSIONS = 3
+GUARD_S = 120  # "does not hang" guards only; nothing asserts on time
+
+COPY_SUBMISSION = (
+    "<think>Start from the sample submission.</think>\n"
+    "<tool_call>\npython\n<code>\n"
+    "import shutil\n"
+    "shutil.copy('sample_submission.csv', 'submission.csv')\n"
+    "print('copied')\n"
+    "</code>\n</tool_call>"
+)
+SCORE = '<think>Grade it.</think><tool_call>{"name": "Score", "arguments": {}}</tool_call>'
+FINISH = "<think>Done.</think><answer>submission.csv</answer>"
+
+
+def sandmle_bin() -> Path:
+    if os.environ.get("SANDMLE_BIN"):
+        return Path(os.environ["SANDMLE_BIN"])
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    for profile in ("release", "debug"):
+        candidate = target / profile / "sandmle"
+        if candidate.exists():
+            return candidate
+    pytest.fail("no sandmle binary: build it (cargo build --bin sandmle) or set SANDMLE_BIN")
+
+
+def bwrap_works() -> bool:
+    try:
+        ok = (
+            subprocess.run(
+                ["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--", "/bin/true"],
+                capture_output=True,
+                timeout=30,
+            ).returncode
+            == 0
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if not ok and os.environ.get("SANDMLE_REQUIRE_BWRAP"):
+        pytest.fail("bubblewrap is required but cannot run here")
+    return ok
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    envs = tmp_path_factory.mktemp("envs")
+    shutil.copytree(REPO / "examples" / "seeds" / "wine", envs / "wine")
+    cmd = [str(sandmle_bin()), "--json", "serve", "--envs", str(envs), "--host", "127.0.0.1",
+           "--port", "0", "--max-sessions", str(MAX_SESSIONS)]
+    if not bwrap_works():
+        cmd.append("--unsandboxed")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: "queue.Queue[str]" = queue.Queue()
+    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
+    try:
+        first = lines.get(timeout=GUARD_S)
+    except queue.Empty:
+        proc.kill()
+        pytest.fail("sandmle serve did not start")
+    info = json.loads(first)
+    assert info["environments"] == 1, info
+    yield info["listening"]
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=GUARD_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("sandmle serve did not shut down on SIGTERM")
+    assert proc.returncode == 0, err
+    # One JSON line per session on stderr.
+    sessions = [json.loads(l) for l in err.splitlines() if l.startswith('{"') and '"session"' in l]
+    assert any(s.get("end") == "close" for s in sessions), err
+
+
+def play(env) -> list:
+    """reset, copy the sample submission, Score, finish: the step results."""
+    first = env.reset(seed=7)
+    assert first.done is False and first.reward is None
+    assert [m["role"] for m in first.observation["messages"]] == ["system", "user"]
+    results = [env.step({"content": COPY_SUBMISSION})]
+    text = results[0].observation["messages"][0]["content"]
+    assert "copied" in text and "submission.csv found" in text, text
+    results.append(env.step({"content": SCORE}))
+    assert "Submission OK" in results[1].observation["messages"][0]["content"]
+    results.append(env.step({"content": FINISH}))
+    return results
+
+
+def test_a_full_episode_with_openenvs_generic_client(server):
+    with GenericEnvClient(base_url=server).sync() as env:
+        results = play(env)
+        assert [r.done for r in results] == [False, False, True]
+        last = results[-1]
+        info = last.observation["info"]
+        assert info["termination"] == "answer"
+        assert info["final_grade"]["valid_submission"] is True
+        # released_dense: 0.2 valid + 0.1 format, the sample submission earns no tier.
+        assert info["total_reward"] == pytest.approx(0.3)
+        assert sum(r.reward for r in results) == pytest.approx(info["total_reward"])
+        state = env.state()
+        assert state["step_count"] == 3 and state["done"] is True
+
+
+def test_sessions_up_to_the_cap_run_at_once_and_one_more_is_refused(server):
+    async def one(env):
+        result = await env.reset()
+        assert result.done is False
+        step = await env.step({"content": SCORE})
+        return step
+
+    async def main():
+        clients = [GenericEnvClient(base_url=server) for _ in range(MAX_SESSIONS)]
+        try:
+            for c in clients:
+                await c.connect()
+            steps = await asyncio.wait_for(asyncio.gather(*(one(c) for c in clients)), GUARD_S)
+            assert all(s.done is False for s in steps)
+            over = GenericEnvClient(base_url=server)
+            try:
+                with pytest.raises(RuntimeError, match="CAPACITY_REACHED"):
+                    await asyncio.wait_for(over.reset(), GUARD_S)
+            finally:
+                await over.close()
+        finally:
+            for c in clients:
+                await c.close()
+
+    asyncio.run(main())
+
+
+def test_health_and_schema_over_http(server):
+    with urllib.request.urlopen(f"{server}/health", timeout=GUARD_S) as r:
+        assert json.load(r) == {"status": "healthy"}
+    with urllib.request.urlopen(f"{server}/schema", timeout=GUARD_S) as r:
+        schema = json.load(r)
+    assert set(schema) == {"action", "observation", "state"}
