@@ -4,27 +4,9 @@
 
 mod common;
 
-use common::{json, sandmle_with_threads, seed};
+use common::{json, sandmle_with_threads, seed, tree};
 
-use std::collections::BTreeMap;
 use std::path::Path;
-
-/// Every file under `dir`, by relative path.
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
 
 #[test]
 fn shrink_gives_an_environment_passing_every_gate_with_its_fidelity() {

@@ -88,16 +88,8 @@ fn assert_no_key(dir: &Path, outputs: &[&std::process::Output]) {
     for o in outputs {
         assert!(!String::from_utf8_lossy(&o.stdout).contains(KEY) && !String::from_utf8_lossy(&o.stderr).contains(KEY));
     }
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                assert!(!String::from_utf8_lossy(&std::fs::read(&p).unwrap()).contains(KEY), "{}", p.display());
-            }
-        }
+    for (path, bytes) in common::tree(dir) {
+        assert!(!String::from_utf8_lossy(&bytes).contains(KEY), "{path}");
     }
 }
 

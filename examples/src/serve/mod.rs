@@ -578,23 +578,10 @@ async fn http_reset(State(shared): State<Arc<Shared>>, body: Bytes) -> Response 
     let run = async {
         let body = body_object(&body)?;
         let opts = protocol::parse_reset(Some(Value::Object(body)))?;
-        let permit = capacity(&shared)?;
-        let s = Arc::clone(&shared);
         let id = opts.episode_id.clone().unwrap_or_else(|| format!("episode-{}", mix(rand_u64())));
-        let payload = blocking(move || {
-            let mut e = s.episode(&opts)?;
-            let reset = e.reset().map_err(execution);
-            e.close();
-            Ok::<_, WireError>(protocol::reset_payload(&reset?, &id))
-        })
-        .await??;
-        drop(permit);
-        Ok::<_, WireError>(payload)
+        stateless(&shared, opts, move |e| Ok(protocol::reset_payload(&e.reset().map_err(execution)?, &id))).await
     };
-    match run.await {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(e) => http_error(&e),
-    }
+    json_or_error(run.await)
 }
 
 /// Stateless `POST /step`: a fresh episode (the body's keys other than
@@ -609,19 +596,37 @@ async fn http_step(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
             body.remove(k);
         }
         let opts = protocol::parse_reset(Some(Value::Object(body)))?;
-        let permit = capacity(&shared)?;
-        let s = Arc::clone(&shared);
-        let payload = blocking(move || {
-            let mut e = s.episode(&opts)?;
-            let step = e.reset().and_then(|_| e.step_message(action.message())).map_err(execution);
-            e.close();
-            Ok::<_, WireError>(protocol::step_payload(&step?))
+        stateless(&shared, opts, move |e| {
+            let step = e.reset().and_then(|_| e.step_message(action.message())).map_err(execution)?;
+            Ok(protocol::step_payload(&step))
         })
-        .await??;
-        drop(permit);
-        Ok::<_, WireError>(payload)
+        .await
     };
-    match run.await {
+    json_or_error(run.await)
+}
+
+/// One stateless call: a session slot, a fresh episode with `opts` on a
+/// blocking thread, `work` on it, the episode closed whatever `work` did.
+async fn stateless(
+    shared: &Arc<Shared>,
+    opts: ResetOptions,
+    work: impl FnOnce(&mut Episode) -> Result<Value, WireError> + Send + 'static,
+) -> Result<Value, WireError> {
+    let permit = capacity(shared)?;
+    let s = Arc::clone(shared);
+    let payload = blocking(move || {
+        let mut e = s.episode(&opts)?;
+        let out = work(&mut e);
+        e.close();
+        out
+    })
+    .await?;
+    drop(permit);
+    payload
+}
+
+fn json_or_error(result: Result<Value, WireError>) -> Response {
+    match result {
         Ok(v) => axum::Json(v).into_response(),
         Err(e) => http_error(&e),
     }
