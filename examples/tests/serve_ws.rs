@@ -360,3 +360,162 @@ fn serve_refuses_bad_arguments_with_one_json_error_and_exit_2() {
         assert!(v["error"]["kind"].is_string(), "{v}");
     }
 }
+
+// ---- Episode mode: `run_group` ----
+
+const GROUP_KEY: &str = "sk-group-never-echoed-42";
+
+/// An OpenAI-compatible server on 127.0.0.1 that plays three turns (copy
+/// the sample submission, score it, answer) and records each request's
+/// sampling seed; it refuses requests without the bearer key.
+fn model_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<u64>>>) {
+    const TURNS: [&str; 3] = [
+        "<think>Copy the sample.</think>\n<tool_call>\npython\n<code>\nimport shutil\nshutil.copy('sample_submission.csv', 'submission.csv')\n</code>\n</tool_call>",
+        "<think>Score it.</think>\n<tool_call>{\"name\": \"Score\", \"arguments\": {}}</tool_call>",
+        "<think>Done.</think>\n<answer>submission.csv</answer>",
+    ];
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    let seeds = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&seeds);
+    std::thread::spawn(move || {
+        for mut request in server.incoming_requests() {
+            let mut text = String::new();
+            let _ = request.as_reader().read_to_string(&mut text);
+            let authorized = request
+                .headers()
+                .iter()
+                .any(|h| h.field.equiv("Authorization") && h.value == format!("Bearer {GROUP_KEY}").as_str());
+            let body: Value = serde_json::from_str(&text).unwrap_or_default();
+            if let Some(seed) = body["seed"].as_u64() {
+                seen.lock().unwrap().push(seed);
+            }
+            let turns =
+                body["messages"].as_array().map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+            let reply = json!({"choices": [{"index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": TURNS[turns.min(2)]}}]});
+            let response = if authorized {
+                tiny_http::Response::from_string(reply.to_string())
+            } else {
+                tiny_http::Response::from_string("{\"error\": {\"message\": \"no key\"}}").with_status_code(401)
+            };
+            let _ = request.respond(response);
+        }
+    });
+    (format!("http://127.0.0.1:{port}/v1"), seeds)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_group_plays_a_model_servers_rollouts_and_answers_rows_with_advantages() {
+    if !bwrap_works() {
+        return;
+    }
+    let (url, seeds) = model_server();
+    let server = Server::start(ServeConfig::default()).await;
+    let mut ws = server.connect().await;
+    let request = json!({"type": "run_group", "data": {
+        "task_id": "wine", "n": 3, "seed": 11, "codec": "sandmle_react", "reward": "released_dense",
+        "client": {"base_url": url, "model": "m", "api_key": GROUP_KEY, "sampling": {"temperature": 0.7}},
+    }});
+    let reply = ask(&mut ws, request).await;
+    assert_eq!(reply["type"], "group", "{reply}");
+    let data = &reply["data"];
+    let rows = data["trajectories"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for (i, t) in rows.iter().enumerate() {
+        assert_eq!(t["schema"], "sandmle.trajectory/v1");
+        assert_eq!(t["rollout_idx"], i);
+        assert_eq!(t["group_size"], 3);
+        assert_eq!(t["final_grade"]["valid_submission"], true, "{t}");
+        // released_dense: 0.2 for a valid score, 0.1 for three well-formatted turns.
+        assert!((t["reward"].as_f64().unwrap() - 0.3).abs() < 1e-9, "{}", t["reward"]);
+        assert_eq!(t["advantage"], 0.0);
+    }
+    assert_eq!(data["all_equal"], true);
+    assert_eq!(data["estimator"], "grpo");
+    // Every rollout's turns carried its own seed (three turns each).
+    let mut seen = seeds.lock().unwrap().clone();
+    seen.sort_unstable();
+    seen.dedup();
+    let row_seeds: std::collections::BTreeSet<u64> = rows.iter().map(|t| t["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen.into_iter().collect::<std::collections::BTreeSet<_>>(), row_seeds);
+    assert!(!reply.to_string().contains(GROUP_KEY), "the key is never echoed");
+    // The connection goes on: a reset after the group works.
+    assert_eq!(ask(&mut ws, json!({"type": "reset", "data": {"tools": ["pipeline"]}})).await["type"], "observation");
+    server.shutdown().await;
+}
+
+/// A row without its wall times.
+fn without_times(mut v: Value) -> Value {
+    match &mut v {
+        Value::Object(m) => {
+            m.retain(|k, _| k != "timing" && !k.ends_with("_ms"));
+            for x in m.values_mut() {
+                *x = without_times(x.take());
+            }
+        }
+        Value::Array(a) => {
+            for x in a.iter_mut() {
+                *x = without_times(x.take());
+            }
+        }
+        _ => {}
+    }
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_group_over_http_with_the_panel_policy_is_reproducible_and_refuses_what_it_must() {
+    let server = Server::start(ServeConfig { max_sessions: 4, ..ServeConfig::default() }).await;
+    let base = server.url("");
+    tokio::task::spawn_blocking(move || {
+        let body = json!({"task_id": "wine", "n": 4, "seed": 5, "policy": "panel", "estimator": "rloo"}).to_string();
+        let (s, first) = http("POST", &format!("{base}/run_group"), Some(&body));
+        assert_eq!(s, 200, "{first}");
+        let rewards: Vec<f64> = first["rewards"].as_array().unwrap().iter().map(|r| r.as_f64().unwrap()).collect();
+        assert_eq!(rewards.len(), 4);
+        let mean = rewards.iter().sum::<f64>() / 4.0;
+        // RLOO: each reward minus the mean of the others.
+        for (r, a) in rewards.iter().zip(first["advantages"].as_array().unwrap()) {
+            let loo = (mean * 4.0 - r) / 3.0;
+            assert!((a.as_f64().unwrap() - (r - loo)).abs() < 1e-9);
+        }
+        let (_, second) = http("POST", &format!("{base}/run_group"), Some(&body));
+        assert_eq!(without_times(first), without_times(second), "the same seed gives the same group");
+
+        let refused = |body: Value| {
+            let (s, v) = http("POST", &format!("{base}/run_group"), Some(&body.to_string()));
+            (s, v["detail"].to_string())
+        };
+        let (s, why) = refused(json!({"n": 0, "policy": "panel"}));
+        assert_eq!(s, 422, "{why}");
+        let (s, why) =
+            refused(json!({"n": 2, "policy": "panel", "client": {"base_url": "http://127.0.0.1:1/v1", "model": "m"}}));
+        assert_eq!(s, 422, "{why}");
+        // The server calls the model itself: no address off loopback unless allowed.
+        let (s, why) = refused(json!({"n": 1, "client": {"base_url": "http://10.1.2.3:8000/v1", "model": "m"}}));
+        assert_eq!(s, 422);
+        assert!(why.contains("--allow-endpoint"), "{why}");
+        let (s, why) = refused(json!({"n": 5, "policy": "panel"}));
+        assert_eq!(s, 503, "a group of 5 does not fit under 4 sessions: {why}");
+    })
+    .await
+    .unwrap();
+    server.shutdown().await;
+}
+
+#[test]
+fn only_loopback_or_allowed_model_endpoints_pass() {
+    use sandmle::serve::group::{endpoint_allowed, is_loopback_url};
+    for ok in ["http://127.0.0.1:8000/v1", "http://localhost/v1", "https://[::1]:9/v1", "HTTP://LOCALHOST:1"] {
+        assert!(is_loopback_url(ok), "{ok}");
+    }
+    for bad in ["http://127.0.0.1.example.com/v1", "http://127.0.0.1@example.com/v1", "ftp://127.0.0.1/", "127.0.0.1"] {
+        assert!(!is_loopback_url(bad), "{bad}");
+    }
+    let allowed = vec!["http://vllm.internal:8000/".to_owned()];
+    assert!(endpoint_allowed("http://vllm.internal:8000/v1", &allowed));
+    assert!(!endpoint_allowed("http://vllm.internal.example.com:8000/v1", &allowed));
+    assert!(!endpoint_allowed("http://10.0.0.1/v1", &[String::new()]));
+}

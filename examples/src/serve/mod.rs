@@ -65,6 +65,7 @@
 //!
 //! [OpenEnv]: https://github.com/meta-pytorch/OpenEnv
 
+pub mod group;
 pub mod protocol;
 
 use axum::Router;
@@ -99,6 +100,9 @@ pub struct ServeConfig {
     /// The longest a code or pipeline step may run; reset options may only
     /// lower it.
     pub step_timeout: Duration,
+    /// URL prefixes of model servers a `run_group` request may name,
+    /// besides loopback addresses (see [`group`]).
+    pub allowed_endpoints: Vec<String>,
 }
 
 impl Default for ServeConfig {
@@ -108,6 +112,7 @@ impl Default for ServeConfig {
             idle_timeout: Duration::from_secs(600),
             max_message_bytes: 4 << 20,
             step_timeout: Duration::from_secs(300),
+            allowed_endpoints: Vec::new(),
         }
     }
 }
@@ -225,14 +230,14 @@ impl Shared {
         self.config.max_sessions.saturating_sub(self.sessions.available_permits())
     }
 
-    /// A fresh episode for `opts` (not reset yet).
-    fn episode(&self, opts: &ResetOptions) -> Result<Episode, WireError> {
+    /// The task, codec, reward and episode settings `opts` name.
+    fn settings(&self, opts: &ResetOptions) -> Result<Settings, WireError> {
         let invalid = |m: String| WireError::new(ErrorCode::ValidationError, m);
         let draw = match opts.seed {
             Some(seed) => mix(seed),
             None => self.next_draw.fetch_add(1, Ordering::Relaxed),
         };
-        let task = self.catalog.pick(opts.task_id.as_deref(), draw)?;
+        let task = self.catalog.pick(opts.task_id.as_deref(), draw)?.clone();
         let codec_name = opts.codec.as_deref().unwrap_or("sandmle_react");
         let codec = codec_by_name(codec_name).ok_or_else(|| invalid(format!("codec: one of {}", CODECS.join(", "))))?;
         let reward_name = opts.reward.as_deref().unwrap_or("released_dense");
@@ -266,10 +271,29 @@ impl Shared {
             }
             config.tools = set;
         }
-        Episode::new(task.clone(), self.backends.clone(), codec, reward, config).map_err(|e| match e {
-            sandmle_agents::Error::BadSetting { .. } => invalid(e.to_string()),
-            other => WireError::new(ErrorCode::FactoryError, other.to_string()),
-        })
+        Ok(Settings { task, codec, reward, config })
+    }
+
+    /// A fresh episode for `opts` (not reset yet).
+    fn episode(&self, opts: &ResetOptions) -> Result<Episode, WireError> {
+        let s = self.settings(opts)?;
+        Episode::new(s.task, self.backends.clone(), s.codec, s.reward, s.config).map_err(factory_error)
+    }
+}
+
+/// What a request's options resolve to.
+struct Settings {
+    task: Task,
+    codec: Arc<dyn sandmle_agents::codec::Codec>,
+    reward: Arc<dyn sandmle_agents::reward::Reward>,
+    config: EpisodeConfig,
+}
+
+/// A setting the episode refuses is the caller's; anything else, the server's.
+fn factory_error(e: sandmle_agents::Error) -> WireError {
+    match e {
+        sandmle_agents::Error::BadSetting { .. } => WireError::new(ErrorCode::ValidationError, e.to_string()),
+        other => WireError::new(ErrorCode::FactoryError, other.to_string()),
     }
 }
 
@@ -351,6 +375,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/state", get(|| async { axum::Json(protocol::state_payload(None, None)) }))
         .route("/reset", post(http_reset))
         .route("/step", post(http_step))
+        .route("/run_group", post(http_run_group))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(shared)
 }
@@ -540,6 +565,11 @@ async fn handle(
         "state" => {
             Ok(Some(json!({"type": "state", "data": protocol::state_payload(episode.as_ref(), episode_id.as_deref())})))
         }
+        "run_group" => {
+            let request = group::parse_group(data)?;
+            let data = group::run_group(shared, request).await?;
+            Ok(Some(json!({"type": "group", "data": data})))
+        }
         "close" => Ok(None),
         other => Err(WireError::new(ErrorCode::UnknownType, format!("Unknown message type: {other}"))),
     }
@@ -623,6 +653,14 @@ async fn stateless(
     .await?;
     drop(permit);
     payload
+}
+
+async fn http_run_group(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let result = async {
+        let request = group::parse_group(Some(Value::Object(body_object(&body)?)))?;
+        group::run_group(&shared, request).await
+    };
+    json_or_error(result.await)
 }
 
 fn json_or_error(result: Result<Value, WireError>) -> Response {

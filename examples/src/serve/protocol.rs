@@ -363,7 +363,15 @@ pub fn openapi() -> Value {
             "/step": {"post": {"summary": "Reset a fresh environment (with the body's other keys as options) and take one action",
                                "requestBody": json_body(json!({"type": "object", "properties": {"action": s["action"]}, "required": ["action"]})),
                                "responses": {"200": json_body(result), "422": {"description": "Invalid action"}}}},
-            "/ws": {"get": {"summary": "WebSocket: one episode per connection; {type: reset|step|state|close, data} in, {type: observation|state|error, data} out",
+            "/run_group": {"post": {"summary": "Episode mode: run a group of n rollouts with a model server (client) or a built-in policy; answers the finished trajectory rows with advantages",
+                                    "requestBody": json_body(json!({"type": "object", "properties": {
+                                        "n": {"type": "integer", "minimum": 1, "maximum": 256},
+                                        "client": {"type": "object", "properties": {"base_url": {"type": "string"}, "model": {"type": "string"}, "api_key": {"type": "string"}, "sampling": {"type": "object"}, "request_timeout_s": {"type": "number"}, "token_ids": {"type": "boolean"}}, "required": ["base_url", "model"]},
+                                        "policy": {"type": "string", "enum": ["panel", "stdlib_python"]},
+                                        "estimator": {"type": "string", "enum": ["grpo", "dr_grpo", "rloo"]}}, "required": ["n"]})),
+                                    "responses": {"200": json_body(json!({"type": "object", "properties": {"trajectories": {"type": "array"}, "advantages": {"type": "array"}, "rewards": {"type": "array"}}})),
+                                                  "422": {"description": "Invalid request"}, "503": {"description": "The group does not fit under max_sessions"}}}},
+            "/ws": {"get": {"summary": "WebSocket: one episode per connection; {type: reset|step|state|run_group|close, data} in, {type: observation|state|group|error, data} out",
                             "responses": {"101": {"description": "Switching protocols"}}}}
         }
     })

@@ -38,6 +38,10 @@ pub struct ServeArgs {
     /// Wall-clock limit of one step in seconds (reset options may lower it).
     #[arg(long = "step-timeout", default_value_t = 300.0)]
     step_timeout: f64,
+    /// A URL prefix of model servers `run_group` requests may name
+    /// (repeatable); loopback addresses are always allowed.
+    #[arg(long = "allow-endpoint")]
+    allow_endpoint: Vec<String>,
     /// Run programs WITHOUT a sandbox: trusted code only.
     #[arg(long)]
     unsandboxed: bool,
@@ -56,7 +60,11 @@ pub fn serve(a: &ServeArgs, g: &Globals) -> Result<ExitCode, Failure> {
         idle_timeout: seconds("idle-timeout", a.idle_timeout)?,
         max_message_bytes: a.max_message_bytes as usize,
         step_timeout: seconds("step-timeout", a.step_timeout)?,
+        allowed_endpoints: a.allow_endpoint.clone(),
     };
+    if let Some(bad) = a.allow_endpoint.iter().find(|p| !(p.starts_with("http://") || p.starts_with("https://"))) {
+        return Err(Failure::usage(format!("--allow-endpoint `{bad}`: an http:// or https:// URL prefix")));
+    }
     let dirs = crate::rollout::env_dirs(a.envs.as_deref(), a.index.as_deref())?;
     let catalog = Catalog::load(&dirs).map_err(|e| Failure::broken(e.to_string()))?;
     let backends = sandmle::rl_backends(config.step_timeout, a.unsandboxed);
