@@ -1,5 +1,5 @@
-//! `export --format sandmle-release`: environments laid out as SandMLE's
-//! release reads its tasks, so its harness runs them unchanged.
+//! `--format sandmle-release`: environments laid out as SandMLE's release
+//! reads its tasks, so its harness runs them unchanged.
 //!
 //! ```text
 //! OUT/
@@ -17,34 +17,14 @@
 //! graded submission, 1 for an invalid one, and 2 (still printing one
 //! object, with `error`) only when grading itself cannot run (no `sandmle`
 //! binary, a broken environment). The binary is `$SANDMLE_BIN`, else the
-//! one that wrote the export.
+//! one that wrote the export. Gzip-stored tables are written decompressed,
+//! as the release reads plain `.csv` files.
 
-use crate::Globals;
-use crate::output::{Failure, Kind, print_json, say};
-use clap::Args;
+use super::{Source, copy_tree, plain_table, write as write_file};
+use crate::output::{Failure, Kind};
 use sandmle_core::{Grader, GradingBundle};
 use sandmle_metrics::StandardGrader;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-
-#[derive(Args)]
-pub struct ExportArgs {
-    /// The layout to write (`sandmle-release`).
-    #[arg(long, default_value = "sandmle-release")]
-    format: String,
-    /// A folder of environment directories.
-    #[arg(long, conflicts_with = "index")]
-    envs: Option<PathBuf>,
-    /// A manifest of environments (JSON lines with a `path` field).
-    #[arg(long)]
-    index: Option<PathBuf>,
-    /// The folder to write (new, or empty).
-    #[arg(long)]
-    out: PathBuf,
-    /// The `sandmle` binary the evaluators call (default: this one).
-    #[arg(long = "sandmle-bin")]
-    sandmle_bin: Option<PathBuf>,
-}
+use std::path::Path;
 
 /// The files of `prepared/public` the release's agent sees.
 const PUBLIC_FILES: [&str; 4] = ["description.md", "train.csv", "test.csv", "sample_submission.csv"];
@@ -107,84 +87,45 @@ if __name__ == "__main__":
     )
 }
 
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        }
-        // Symlinks and special files are not part of an environment: skipped.
-    }
-    Ok(())
-}
-
-pub fn export(a: &ExportArgs, g: &Globals) -> Result<ExitCode, Failure> {
-    if a.format != "sandmle-release" {
-        return Err(Failure::usage(format!("--format: sandmle-release, not `{}`", a.format)));
-    }
-    let dirs = crate::rollout::env_dirs(a.envs.as_deref(), a.index.as_deref())?;
-    if a.out.exists() {
-        let empty = a.out.is_dir() && std::fs::read_dir(&a.out).map(|mut d| d.next().is_none()).unwrap_or(false);
-        if !empty {
-            return Err(Failure::usage(format!("--out {}: exists and is not an empty folder", a.out.display())));
-        }
-    }
-    let bin = match &a.sandmle_bin {
-        Some(b) => b.clone(),
+/// Writes the release layout of `sources` into `out` (an empty folder);
+/// answers the summary (`tasks`, `skipped`, `sandmle_bin`).
+pub fn write(sources: &[Source], out: &Path, sandmle_bin: Option<&Path>) -> Result<serde_json::Value, Failure> {
+    let bin = match sandmle_bin {
+        Some(b) => b.to_path_buf(),
         None => std::env::current_exe().map_err(|e| Failure::new(Kind::System, format!("this binary's path: {e}")))?,
     };
     let bin = std::fs::canonicalize(&bin).unwrap_or(bin);
-    let io = |what: &Path, e: std::io::Error| Failure::new(Kind::System, format!("{}: {e}", what.display()));
-    let mut names: Vec<String> = Vec::new();
     let mut ok = Vec::new();
     let mut skipped = Vec::new();
-    for dir in &dirs {
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if name.is_empty() || name.starts_with('.') || names.contains(&name) {
-            return Err(Failure::usage(format!(
-                "{}: task names must be unique, non-hidden folder names",
-                dir.display()
-            )));
-        }
-        names.push(name.clone());
+    for Source { dir, name } in sources {
         // Every hash checked, and the grader accepts the task.
         let broken = |e: sandmle_core::Error| Failure::broken(format!("{}: {e}", dir.display()));
         let bundle = GradingBundle::read(dir).map_err(broken)?;
         let task = bundle.grading_task();
         StandardGrader.check(&task).map_err(broken)?;
         bundle.spec.require_thresholds().map_err(broken)?;
-        let private = a.out.join(PRIVATE_DIR).join(&name);
-        copy_tree(dir, &private).map_err(|e| io(&private, e))?;
-        let public = a.out.join(&name).join("prepared").join("public");
-        std::fs::create_dir_all(&public).map_err(|e| io(&public, e))?;
+        copy_tree(dir, &out.join(PRIVATE_DIR).join(name))?;
+        let public = out.join(name).join("prepared").join("public");
         for f in PUBLIC_FILES {
-            let from = dir.join("prepared").join("public").join(f);
-            std::fs::copy(&from, public.join(f)).map_err(|e| io(&from, e))?;
+            let rel = format!("prepared/public/{f}");
+            let bytes = if f.ends_with(".csv") {
+                plain_table(dir, &rel)?
+            } else {
+                std::fs::read(dir.join(&rel))
+                    .map_err(|e| Failure::new(Kind::System, format!("{}: {e}", dir.join(&rel).display())))?
+            };
+            write_file(&public.join(f), bytes)?;
         }
-        let shim_path = public.join("evaluator.py");
-        std::fs::write(&shim_path, shim(&name, &bin)).map_err(|e| io(&shim_path, e))?;
+        write_file(&public.join("evaluator.py"), shim(name, &bin))?;
         // The sanity check: the sample submission grades as valid.
         let sample = public.join("sample_submission.csv");
         match StandardGrader.grade_file(&task, &sample) {
-            Ok(r) if r.valid_submission => ok.push(name),
+            Ok(r) if r.valid_submission => ok.push(name.clone()),
             Ok(r) => skipped.push(serde_json::json!({"task": name, "reason": r.error})),
             Err(e) => skipped.push(serde_json::json!({"task": name, "reason": e.to_string()})),
         }
     }
-    let list = a.out.join("ok_competitions_sanity.json");
     let text = serde_json::to_string_pretty(&ok).map_err(|e| Failure::new(Kind::System, e.to_string()))?;
-    std::fs::write(&list, text + "\n").map_err(|e| io(&list, e))?;
-    if g.json {
-        print_json(&serde_json::json!({
-            "format": a.format, "out": a.out, "tasks": ok, "skipped": skipped, "sandmle_bin": bin,
-        }));
-    } else {
-        say!("{} task(s) written to {} ({} skipped)", ok.len(), a.out.display(), skipped.len());
-    }
-    Ok(ExitCode::SUCCESS)
+    write_file(&out.join("ok_competitions_sanity.json"), text + "\n")?;
+    Ok(serde_json::json!({"tasks": ok, "skipped": skipped, "sandmle_bin": bin}))
 }
