@@ -102,7 +102,7 @@ def main():
         envs = pathlib.Path(tmp) / "envs"
         envs.mkdir()
         subprocess.run([a.sandmle, "shrink", "--seed-env", str(ROOT / "examples/seeds/breast_cancer"), "--seed", "1",
-                        "--train-rows", "200", "--out", str(envs / "breast_cancer_micro")],
+                        "--train-rows", "200", "--out", str(envs)],
                        check=True, capture_output=True)
         server = subprocess.Popen([a.sandmle, "--json", "serve", "--envs", str(envs), "--port", "0",
                                    "--max-sessions", "64"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

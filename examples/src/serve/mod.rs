@@ -41,6 +41,10 @@
 //!   accepted, sent one `CAPACITY_REACHED` error (with `active_sessions`
 //!   and `max_sessions`) and closed; the error answers the client's first
 //!   message, so `EnvClient.reset()` raises it.
+//! - **Episode mode** ([`group`]): `{"type": "run_group", "data": {…}}`
+//!   (or `POST /run_group`) plays `n` rollouts against a model server or a
+//!   built-in policy and answers `{"type": "group", "data": {…}}` with the
+//!   finished trajectory rows and their advantages.
 //! - **HTTP**: `GET /health` → `{"status": "healthy"}`; `GET /metadata`
 //!   → OpenEnv's `EnvironmentMetadata` fields; `GET /schema` →
 //!   `{"action", "observation", "state"}` JSON Schemas; `GET /state` (a
