@@ -27,6 +27,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod fidelity;
 pub mod serve;
 
 use sandmle_agents::foundry::{Foundry, FoundryConfig};

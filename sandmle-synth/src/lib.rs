@@ -61,7 +61,7 @@ mod words;
 
 pub use dna::{CORRELATION_FLOOR, extract_dna, measure_signal};
 pub use error::{Error, Result};
-pub use fidelity::kendall_tau;
+pub use fidelity::{SeparableTau, kendall_tau, separable_tau};
 pub use gates::{Gate, GateVerifier};
 pub use lexicon::{DOMAINS, Domain, domain};
 pub use rule::{FAMILIES, Family, Rule, Tree};

@@ -51,11 +51,14 @@ pub struct StratifiedShrinker {
     pub min_per_class: usize,
     /// Draws to try before giving up on the tolerance checks.
     pub max_attempts: usize,
+    /// Test rows wanted instead of the rule above (still never more than
+    /// the rows left after training); `None` keeps the rule.
+    pub test_rows: Option<usize>,
 }
 
 impl Default for StratifiedShrinker {
     fn default() -> Self {
-        StratifiedShrinker { train_rows: 200, min_per_class: 5, max_attempts: 20 }
+        StratifiedShrinker { train_rows: 200, min_per_class: 5, max_attempts: 20, test_rows: None }
     }
 }
 
@@ -109,6 +112,9 @@ impl StratifiedShrinker {
         if !(50..=200).contains(&self.train_rows) {
             return Err(Error::BadSetting { setting: "train_rows", reason: "must lie between 50 and 200".into() });
         }
+        if self.test_rows.is_some_and(|t| t < 20) {
+            return Err(Error::BadSetting { setting: "test_rows", reason: "must be at least 20".into() });
+        }
         if self.max_attempts == 0 {
             return Err(Error::BadSetting { setting: "max_attempts", reason: "must be at least 1".into() });
         }
@@ -122,8 +128,12 @@ impl StratifiedShrinker {
 
     /// Test rows for the pool ([`test_rows_for`]).
     fn test_rows(&self, task: &TaskSpec, sizes: &[usize], pool: usize) -> usize {
+        let available = pool - self.train_rows_for(pool);
+        if let Some(wanted) = self.test_rows {
+            return wanted.min(available);
+        }
         let shares: Vec<f64> = sizes.iter().map(|&s| s as f64 / pool as f64).collect();
-        test_rows_for(task.submission_form(), &shares, pool - self.train_rows_for(pool))
+        test_rows_for(task.submission_form(), &shares, available)
     }
 
     /// One stratified draw: `(train rows, test rows)` as seed row indices.

@@ -8,6 +8,7 @@
 
 mod caps;
 mod export;
+mod fidelity;
 mod foundry;
 mod generate;
 mod grading;
@@ -65,10 +66,12 @@ enum Command {
     Verify(generate::VerifyArgs),
     /// Run RL rollout groups on environments and write trajectories.
     Rollout(rollout::RolloutArgs),
-    /// Write environments in another layout (`--format sandmle-release`).
+    /// Write environments in another layout (`--format sandmle-release` or `mlebench`).
     Export(export::ExportArgs),
     /// Serve environments over OpenEnv's HTTP + WebSocket protocol.
     Serve(serve::ServeArgs),
+    /// Fidelity of micro environments: Kendall's tau against the full task.
+    Fidelity(fidelity::FidelityArgs),
     /// List the bundled seed environments.
     Seeds,
 }
@@ -111,6 +114,7 @@ fn main() -> ExitCode {
         Command::Rollout(a) => rollout::rollout(&a, &g),
         Command::Export(a) => export::export(&a, &g),
         Command::Serve(a) => serve::serve(&a, &g),
+        Command::Fidelity(a) => fidelity::fidelity(&a, &g),
         Command::Seeds => seeds::list(&g),
     };
     match result {
