@@ -11,7 +11,7 @@ mod advantage;
 mod policies;
 mod stdlib_python;
 
-pub use advantage::{Estimator, GRPO_EPSILON, GroupAdvantages, advantages};
+pub use advantage::{Estimator, GRPO_EPSILON, GroupAdvantages, StdKind, advantages, advantages_with};
 pub use policies::{ContextBudget, LlmPolicy, PanelPolicy, ScriptedPolicy};
 pub use stdlib_python::{StdlibPythonPolicy, stdlib_program};
 
