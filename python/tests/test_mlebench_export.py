@@ -21,16 +21,16 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("sklearn")
 
-from test_openenv_client import REPO, sandmle_bin  # noqa: E402
+from conftest import REPO  # noqa: E402
 
 SEEDS = REPO / "examples" / "seeds"
 
 
 @pytest.fixture(scope="module")
-def export(tmp_path_factory):
+def export(tmp_path_factory, sandmle_bin):
     out = tmp_path_factory.mktemp("export") / "mlebench"
     run = subprocess.run(
-        [str(sandmle_bin()), "--json", "export", "--format", "mlebench", "--envs", str(SEEDS), "--out", str(out)],
+        [str(sandmle_bin), "--json", "export", "--format", "mlebench", "--envs", str(SEEDS), "--out", str(out)],
         capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, run.stderr
@@ -72,7 +72,7 @@ def invalid(answers):
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SEEDS.iterdir() if (p / "prepared").is_dir()))
-def test_exported_grader_matches_sandmle_evaluate(export, name, tmp_path):
+def test_exported_grader_matches_sandmle_evaluate(export, name, tmp_path, sandmle_bin):
     g = load_grader(export / "competitions" / name / "grade.py")
     prepared = export / "data" / name / "prepared"
     answers = pd.read_csv(prepared / "private" / "answers.csv")
@@ -86,7 +86,7 @@ def test_exported_grader_matches_sandmle_evaluate(export, name, tmp_path):
         path = tmp_path / f"{label}.csv"
         frame.to_csv(path, index=False)
         run = subprocess.run(
-            [str(sandmle_bin()), "--json", "evaluate", "--env", str(SEEDS / name), "--submission_path", str(path)],
+            [str(sandmle_bin), "--json", "evaluate", "--env", str(SEEDS / name), "--submission_path", str(path)],
             capture_output=True, text=True, timeout=600,
         )
         ours = json.loads(run.stdout)
