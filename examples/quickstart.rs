@@ -4,8 +4,9 @@
 //! baseline panel, the medal thresholds, the verification gates); then the
 //! Foundry generates new ones from its DNA with the four built-in roles
 //! (Data Strategist, ML Developer, MLOps Engineer, Technical Writer). The
-//! table compares the panel's ranking on the micro environment with its
-//! ranking on the full seed (Kendall's tau) and times one pipeline step — a
+//! table compares the panel's ranking on micro environments with its
+//! ranking on the full seed (Kendall's tau, the median over five shrinks;
+//! `sandmle fidelity` has the rest) and times one pipeline step — a
 //! linear model, which scales to the full seed — on the micro environment
 //! and on the full seed; then it runs one RL rollout group (4 episodes of
 //! the built-in `PanelPolicy`) per kept environment and shows its mean
@@ -15,11 +16,12 @@
 //!
 //! Run with `cargo run --release --example quickstart`.
 
+use sandmle::fidelity::{FidelityConfig, seed_fidelity};
 use sandmle::{Composition, load_seed, repository_seeds, seed_names_in};
 use sandmle_agents::foundry::{FoundryConfig, SeedTask};
 use sandmle_core::{Environment, GateResult, GradeReport, SubmissionForm, WriteOptions};
 use sandmle_exec::{CheckedPipeline, PipelineExecutor, PipelineSpec};
-use sandmle_synth::{StratifiedShrinker, kendall_tau};
+use sandmle_synth::StratifiedShrinker;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -124,10 +126,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match StratifiedShrinker::default().shrink_env(seed, 1) {
             Ok(mut micro) => {
                 let gates = c.calibrate(&mut micro)?;
-                let tau = match (&seed.leaderboard, &micro.leaderboard) {
-                    (Some(full), Some(lb)) => kendall_tau(full, lb),
-                    _ => None,
-                };
+                // The tau column: the median over five shrinks (seeds 0-4).
+                let config = FidelityConfig { shrinks: 5, synthesized: 0, sensitivity: false, test_factor: 4 };
+                let tau = seed_fidelity(&c, &name, seed, &config)?.tau.map(|t| t.median);
                 envs.push(("shrunk".into(), micro, gates, tau));
             }
             Err(e) => println!("{name:<14} shrink: {e}"),

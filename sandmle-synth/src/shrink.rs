@@ -7,9 +7,9 @@
 //! - **train**: `train_rows` (50 to 200; default 200), or half the seed's
 //!   rows (at least 50) when the seed has fewer than twice that;
 //! - **test**: for classes, enough rows for the rarest class to show about
-//!   20 times — `clamp(ceil(20 / p_min), 100, 1000)` where `p_min` is the
+//!   80 times — `clamp(ceil(80 / p_min), 400, 4000)` where `p_min` is the
 //!   smallest class share — so that AUC and log loss are stable; for values,
-//!   100 rows; never more than the rows left after training
+//!   400 rows; never more than the rows left after training
 //!   ([`crate::test_rows_for`]).
 //!
 //! Sampling is stratified: on the classes of the (first) target, or on its
@@ -40,7 +40,7 @@ use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 
 /// Version of the shrinker: bumped whenever its output changes.
-pub const SHRINK_VERSION: &str = "2";
+pub const SHRINK_VERSION: &str = "3";
 
 /// The stratified, deterministic shrinker.
 #[derive(Debug, Clone, Copy)]

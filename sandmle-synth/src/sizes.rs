@@ -3,14 +3,22 @@
 use sandmle_core::SubmissionForm;
 
 /// Test rows for a micro task: for classes, enough for the rarest class to
-/// show about 20 times, `clamp(ceil(20 / p_min), 100, 1000)` with `p_min`
-/// the smallest class share; for values, 100; never more than `available`.
+/// show about 80 times, `clamp(ceil(80 / p_min), 400, 4000)` with `p_min`
+/// the smallest class share; for values, 400; never more than `available`.
+///
+/// The test split sets how noisy a micro task's score is, and so how well
+/// it ranks solutions and how steady an RL reward is; predicting it costs
+/// an agent next to nothing. Four times the earlier rule (100 rows for
+/// values, `clamp(ceil(20 / p_min), 100, 1000)` for classes) raised the
+/// panel's median Kendall tau against the full tasks from 0.66 to 0.71 over
+/// the bundled seeds, most for regression (wage 0.44 to 0.56, diabetes
+/// 0.64 to 0.76); see `sandmle fidelity` and the README's fidelity table.
 pub fn test_rows_for(form: SubmissionForm, class_shares: &[f64], available: usize) -> usize {
     let wanted = if form == SubmissionForm::Value || class_shares.is_empty() {
-        100
+        400
     } else {
         let p_min = class_shares.iter().copied().filter(|&s| s > 0.0).fold(1.0, f64::min);
-        ((20.0 / p_min).ceil() as usize).clamp(100, 1000)
+        ((80.0 / p_min).ceil() as usize).clamp(400, 4000)
     };
     wanted.min(available)
 }

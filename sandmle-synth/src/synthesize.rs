@@ -63,7 +63,7 @@ use std::collections::BTreeSet;
 /// the domains; numeric columns and value targets are mapped into their
 /// lexicon units' ranges; repeated names are qualified, not numbered; text
 /// is made of the domain's real words and signal phrases.
-pub const SYNTH_VERSION: &str = "3";
+pub const SYNTH_VERSION: &str = "4";
 
 /// The synthesizer.
 #[derive(Debug, Clone, Copy)]

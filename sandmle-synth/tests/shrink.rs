@@ -115,11 +115,11 @@ fn no_test_row_repeats_a_training_row() {
 
 #[test]
 fn the_test_size_rule() {
-    assert_eq!(test_rows_for(SubmissionForm::Value, &[], 10_000), 100);
-    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.5, 0.5], 10_000), 100);
-    // Default: 3.3% positives -> ceil(20 / 0.0333) = 601 rows.
-    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.9667, 0.0333], 10_000), 601);
-    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.999, 0.001], 10_000), 1000);
+    assert_eq!(test_rows_for(SubmissionForm::Value, &[], 10_000), 400);
+    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.5, 0.5], 10_000), 400);
+    // Default: 3.3% positives -> ceil(80 / 0.0333) = 2403 rows.
+    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.9667, 0.0333], 10_000), 2403);
+    assert_eq!(test_rows_for(SubmissionForm::Probability, &[0.999, 0.001], 100_000), 4000);
     assert_eq!(test_rows_for(SubmissionForm::Label, &[0.99, 0.01], 300), 300);
 }
 
@@ -168,7 +168,11 @@ proptest! {
         let a = shrinker.shrink_env(s, seed).unwrap();
         // Half the seed at most (diabetes has 354 training rows).
         prop_assert_eq!(a.train.n_rows(), rows.min((s.train.n_rows() / 2).max(50)));
-        prop_assert!(a.test.n_rows() >= 90.min(s.train.n_rows() - a.train.n_rows()) && a.test.n_rows() <= 1000);
+        // The test-size rule, never more than the rows left; a few short at most
+        // where rows repeat a training row's features.
+        let left = s.train.n_rows() - a.train.n_rows();
+        prop_assert!(a.test.n_rows() <= left.min(4000));
+        prop_assert!(a.test.n_rows() * 10 >= 400.min(left) * 9, "{} test rows of {left}", a.test.n_rows());
         check_coverage(s, &a, 5);
         let b = shrinker.shrink_env(s, seed).unwrap();
         prop_assert_eq!(a.render(&WriteOptions::default()).unwrap(), b.render(&WriteOptions::default()).unwrap());
