@@ -9,6 +9,16 @@ Default pipeline: median imputation, standard scaling, a random forest of
          imported with `sandmle import`; many repetitions.
   full   the bundled `flights` seed at full size (261,877 training rows):
          once, with --trees trees (default 100).
+  logistic
+         logistic regression (C = 1; scikit-learn's lbfgs against this
+         crate's) on micro environments shrunk from the bundled seeds with
+         `sandmle shrink`: digits (200 x 64, 10 classes, multinomial) and
+         breast cancer (200 x 30, binary), median imputation and standard
+         scaling; and breast cancer unscaled (lbfgs then runs all 100
+         iterations). Both sides alternate in rounds; medians and ranges of
+         fit + predict (the model alone: imputation, scaling, fit,
+         predict_proba) and of the whole run (load the CSVs, fit, predict,
+         grade), with each side's score.
 
 Both sides run in one process each, imports excluded, one thread
 (n_jobs=1, RAYON_NUM_THREADS=1); times are medians in milliseconds.
@@ -16,8 +26,9 @@ Both sides run in one process each, imports excluded, one thread
 Usage, from the repository root:
   python3 sandmle-exec/benches/compare_sklearn.py micro [--reps 21]
   python3 sandmle-exec/benches/compare_sklearn.py full [--trees 100]
+  python3 sandmle-exec/benches/compare_sklearn.py logistic [--reps 35]
 """
-import argparse, json, os, platform, subprocess, sys, tempfile, time
+import argparse, json, os, platform, subprocess, sys, tempfile, time, warnings
 
 import numpy as np
 import pandas as pd
@@ -25,7 +36,8 @@ import sklearn
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.impute import SimpleImputer
-from sklearn.metrics import roc_auc_score
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score, roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.compose import make_column_transformer
@@ -103,15 +115,101 @@ def spec_file(dir_, n_trees, model):
     return path
 
 
+# (row label, bundled seed, standard scaling)
+LOGISTIC_CASES = [
+    ("digits micro, 200 x 64, 10 classes", "digits", True),
+    ("breast cancer micro, 200 x 30, binary", "breast_cancer", True),
+    ("breast cancer micro, unscaled", "breast_cancer", False),
+]
+
+
+def python_logistic(env, scale, c=1.0):
+    """One run of the logistic pipeline; phase times in ms and the score."""
+    t = {}
+    s = time.perf_counter()
+    pub, priv = f"{env}/prepared/public", f"{env}/prepared/private"
+    train, test = pd.read_csv(f"{pub}/train.csv"), pd.read_csv(f"{pub}/test.csv")
+    answers = pd.read_csv(f"{priv}/answers.csv")
+    grading = json.load(open(f"{priv}/grading.json"))["task"]
+    id_col, target, metric = grading["id_column"], grading["target_columns"][0], grading["metric"]["name"]
+    t["load"] = (time.perf_counter() - s) * 1e3
+    feats = [c_ for c_ in train.columns if c_ not in (id_col, target)]
+    steps = [SimpleImputer(strategy="median")] + ([StandardScaler()] if scale else [])
+    model = make_pipeline(*steps, LogisticRegression(C=c, max_iter=100))
+    s = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning when unscaled
+        model.fit(train[feats], train[target])
+    p = model.predict_proba(test[feats])
+    t["model"] = (time.perf_counter() - s) * 1e3
+    s = time.perf_counter()
+    truth = answers.set_index(id_col).loc[test[id_col], target].values
+    if metric == "accuracy":
+        score = accuracy_score(truth, model.classes_[p.argmax(axis=1)])
+    else:
+        score = roc_auc_score(truth, p[:, 1])
+    t["grade"] = (time.perf_counter() - s) * 1e3
+    t["total"] = sum(t.values())
+    return t, score
+
+
+def logistic_spec(dir_, scale, c=1.0):
+    steps = [{"op": "impute", "strategy": "median"}] + ([{"op": "scale", "method": "standard"}] if scale else [])
+    path = f"{dir_}/logistic-{'scaled' if scale else 'unscaled'}.json"
+    json.dump({"name": "logistic", "steps": steps, "model": {"type": "logistic_regression", "c": c}}, open(path, "w"))
+    return path
+
+
+def spread(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2], xs[0], xs[-1]
+
+
+def logistic(tmp, reps, rounds=5):
+    subprocess.check_call(["cargo", "build", "--quiet", "--release", "--bin", "sandmle", "-p", "sandmle-exec",
+                           "--example", "pipeline_timing", "-p", "sandmle"], cwd=ROOT)
+    envs = {}
+    for _, seed, _ in LOGISTIC_CASES:
+        if seed not in envs:
+            out = subprocess.check_output(["cargo", "run", "--quiet", "--release", "--bin", "sandmle", "--", "shrink",
+                                           "--seed-env", seed, "--seed", "0", "--out", f"{tmp}/{seed}", "--json"], cwd=ROOT)
+            envs[seed] = json.loads(out)["env"]
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; scikit-learn {sklearn.__version__}, pandas {pd.__version__}; "
+          f"logistic regression C = 1, {rounds} alternating rounds of {reps // rounds} runs per side; "
+          "ms, median (min-max)")
+    print(f"{'environment':<40}{'work':<14}{'sandmle ms':>22}{'scikit-learn ms':>24}{'ratio':>8}")
+    for label, seed, scale in LOGISTIC_CASES:
+        env, spec = envs[seed], logistic_spec(tmp, scale)
+        ours, theirs, our_score, their_score = {"model": [], "total": []}, {"model": [], "total": []}, None, None
+        for _ in range(rounds):
+            r = rust_pipeline(env, spec, reps // rounds)
+            runs = r["runs"]
+            ours["model"] += [sum(runs[k][i] for k in ("preprocess", "fit", "predict", "assemble")) for i in range(len(runs["total"]))]
+            ours["total"] += runs["total"]
+            our_score = r["score"]
+            for _ in range(reps // rounds):
+                t, their_score = python_logistic(env, scale)
+                theirs["model"].append(t["model"])
+                theirs["total"].append(t["total"])
+        for work, key in [("fit+predict", "model"), ("whole run", "total")]:
+            (om, olo, ohi), (tm, tlo, thi) = spread(ours[key]), spread(theirs[key])
+            print(f"{label if key == 'model' else '':<40}{work:<14}{f'{om:.2f} ({olo:.2f}-{ohi:.2f})':>22}"
+                  f"{f'{tm:.2f} ({tlo:.2f}-{thi:.2f})':>24}{tm / om:>7.1f}x")
+        print(f"{'':<40}{'score':<14}{our_score:>22.5f}{their_score:>24.5f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["micro", "full"])
+    ap.add_argument("mode", choices=["micro", "full", "logistic"])
     ap.add_argument("--reps", type=int, default=21)
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--model", default="hist_forest", choices=["hist_forest", "random_forest"],
                     help="hist_forest (this crate's learner, the default pipeline's) or random_forest (smartcore's)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="sandmle-exec-bench-")
+    if a.mode == "logistic":
+        logistic(tmp, max(a.reps, 5))
+        return
     if a.mode == "micro":
         raw = f"{tmp}/raw"
         write_micro(raw)

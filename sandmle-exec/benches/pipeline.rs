@@ -1,5 +1,7 @@
 //! The default pipeline on a 200-row, 20-feature task: the histogram
-//! forest (the default) against smartcore's forest, and a linear model.
+//! forest (the default) against smartcore's forest, and a linear model;
+//! and multinomial logistic regression on 200 rows of digits (64 features,
+//! 10 classes).
 //!
 //! `cargo bench -p sandmle-exec`. The side-by-side comparison with
 //! scikit-learn is `benches/compare_sklearn.py`.
@@ -19,6 +21,13 @@ fn micro() -> Environment {
     let keep: Vec<String> = env.train.names()[..21].iter().cloned().chain(["diagnosis".to_owned()]).collect();
     env.train = env.train.select(&keep).unwrap().take(&(0..200).collect::<Vec<_>>()).unwrap();
     env.test = env.test.select(&keep[..21]).unwrap();
+    env
+}
+
+/// digits cut to its first 200 training rows.
+fn digits() -> Environment {
+    let mut env = Environment::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/seeds/digits")).unwrap();
+    env.train = env.train.take(&(0..200).collect::<Vec<_>>()).unwrap();
     env
 }
 
@@ -47,6 +56,14 @@ fn pipeline(c: &mut Criterion) {
         });
     }
     g.finish();
+    let env = digits();
+    let s = spec(r#"{"type": "logistic_regression"}"#);
+    c.bench_function("fit_predict_grade_digits_200x64/logistic", |b| {
+        b.iter(|| {
+            let run = PipelineExecutor::default().run(black_box(&s), &env.public_view()).unwrap();
+            StandardGrader.grade(&env.grading_task(), &run.submission).unwrap().score
+        })
+    });
 }
 
 criterion_group!(benches, pipeline);

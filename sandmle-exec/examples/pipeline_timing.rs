@@ -1,5 +1,6 @@
 //! Times a pipeline spec on an environment, end to end, and prints one JSON
-//! line of median milliseconds per phase. Used by
+//! line: median milliseconds per phase (`ms`) and every run's milliseconds
+//! per phase (`runs`). Used by
 //! `benches/compare_sklearn.py` to compare with scikit-learn side by side.
 //!
 //! `cargo run --release -p sandmle-exec --example pipeline_timing -- ENV_DIR SPEC.json REPS`
@@ -31,13 +32,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         phases.entry("grade".into()).or_default().push(start.elapsed().as_secs_f64() * 1e3);
         phases.entry("total".into()).or_default().push(total.elapsed().as_secs_f64() * 1e3);
     }
-    let medians: BTreeMap<String, f64> = phases
-        .into_iter()
-        .map(|(k, mut v)| {
+    let medians: BTreeMap<&String, f64> = phases
+        .iter()
+        .map(|(k, v)| {
+            let mut v = v.clone();
             v.sort_by(f64::total_cmp);
             (k, v[v.len() / 2])
         })
         .collect();
-    println!("{}", serde_json::json!({"ms": medians, "score": score, "reps": reps}));
+    println!("{}", serde_json::json!({"ms": medians, "runs": phases, "score": score, "reps": reps}));
     Ok(())
 }

@@ -25,10 +25,11 @@
 //! SVMs, k larger than the training set, ...) are prevented by checks
 //! before each call, and any other panic is contained and reported as a
 //! typed error. Where a model gives no probabilities, they are derived and
-//! documented: logistic probabilities from the fitted coefficients, forest
-//! probabilities as tree vote shares, naive-Bayes probabilities from the
-//! fitted class statistics, SVM scores as the logistic function (or
-//! softmax) of margins.
+//! documented: forest probabilities as tree vote shares, naive-Bayes
+//! probabilities from the fitted class statistics, SVM scores as the
+//! logistic function (or softmax) of margins. Two models are this crate's
+//! own, for speed: the histogram forest, and logistic regression
+//! (scikit-learn's lbfgs objective, followed step for step).
 //!
 //! ```
 //! use sandmle_core::testing::tiny_environment;

@@ -30,8 +30,11 @@ use sandmle_core::{
 use serde::Serialize;
 use std::time::Instant;
 
-/// The panel's version: bumped whenever its specs change.
-pub const PANEL_VERSION: &str = "panel-v3";
+/// The panel's version: bumped whenever its specs or their scores change.
+///
+/// v4: logistic regression is this crate's (scikit-learn's lbfgs fit), no
+/// longer smartcore's.
+pub const PANEL_VERSION: &str = "panel-v4";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;
 

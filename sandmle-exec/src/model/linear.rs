@@ -1,39 +1,31 @@
 //! Logistic regression and the linear regressors.
 
-use super::{Data, drop_constant, need_rows, sigmoid, softmax_rows};
-use crate::error::Result;
+use super::logistic::Logistic;
+use super::{Data, drop_constant, need_rows};
+use crate::error::{Error, Result};
 use ndarray::{Array1, Array2};
 use smartcore::linear::elastic_net::{ElasticNet, ElasticNetParameters};
 use smartcore::linear::lasso::{Lasso, LassoParameters};
 use smartcore::linear::linear_regression::{LinearRegression, LinearRegressionParameters};
-use smartcore::linear::logistic_regression::{LogisticRegression, LogisticRegressionParameters};
 use smartcore::linear::ridge_regression::{RidgeRegression, RidgeRegressionParameters};
+use std::time::Instant;
 
-/// Class probabilities from the fitted coefficients: the sigmoid of the
-/// linear score for two classes, the softmax of the per-class scores for
-/// more (smartcore's multinomial form). `c` is scikit-learn's `C`; smartcore's
-/// L2 penalty is `alpha = 1 / C`.
-pub(super) fn logistic(d: &Data<'_>, y: &Array1<i32>, c: Option<f64>) -> Result<Array2<f64>> {
-    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    // `c` was checked positive with the spec.
-    let alpha = c.map_or(0.0, |c| 1.0 / c);
-    need_rows("logistic_regression", 2, x.nrows())?;
-    let model = clock.fit("logistic_regression", || {
-        LogisticRegression::fit(x, y, LogisticRegressionParameters::default().with_alpha(alpha))
-    })?;
-    let (coef, intercept) = (model.coefficients(), model.intercept());
-    let mut scores = x_test.dot(&coef.t());
-    for mut row in scores.rows_mut() {
-        for (j, s) in row.iter_mut().enumerate() {
-            *s += intercept[[j, 0]];
-        }
-    }
-    if scores.ncols() == 1 {
-        let p1: Vec<f64> = scores.column(0).iter().map(|&z| sigmoid(z)).collect();
-        return Ok(Array2::from_shape_fn((x_test.nrows(), 2), |(i, j)| if j == 1 { p1[i] } else { 1.0 - p1[i] }));
-    }
-    softmax_rows(&mut scores);
-    Ok(scores)
+/// Class probabilities of L2-penalised logistic regression
+/// ([`super::logistic`]: scikit-learn's lbfgs objective and settings);
+/// `c` is scikit-learn's `C`, `None` for no penalty.
+pub(super) fn logistic(d: &Data<'_>, y: &[usize], k: usize, c: Option<f64>) -> Result<Array2<f64>> {
+    const MODEL: &str = "logistic_regression";
+    need_rows(MODEL, 2, d.x.nrows())?;
+    d.clock.check_deadline()?;
+    let start = Instant::now();
+    let fitted = Logistic::fit(d.x.view(), y, k, c);
+    d.clock.add_fit(start.elapsed());
+    let model = fitted.map_err(|e| Error::Model { model: MODEL, message: e.to_string() })?;
+    d.clock.check_deadline()?;
+    let start = Instant::now();
+    let probs = model.predict_proba(d.x_test.view());
+    d.clock.add_predict(start.elapsed());
+    Ok(probs)
 }
 
 /// Ordinary least squares (SVD solver), constant columns dropped.

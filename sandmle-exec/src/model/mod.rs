@@ -9,7 +9,9 @@
 mod bayes;
 mod hist_forest;
 mod knn;
+mod lbfgs;
 mod linear;
+mod logistic;
 mod svm;
 mod tree;
 
@@ -74,7 +76,7 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
             let v = if *median { median_of(y) } else { y.iter().sum::<f64>() / y.len().max(1) as f64 };
             Values(vec![v; x_test.nrows()])
         }
-        (ModelSpec::LogisticRegression { c: inv }, C(c)) => Probs(linear::logistic(d, &labels(c), *inv)?),
+        (ModelSpec::LogisticRegression { c: inv }, C(c)) => Probs(linear::logistic(d, &c.y, c.k(), *inv)?),
         (ModelSpec::LinearRegression, V(y)) => Values(linear::least_squares(d, &Array1::from(y.to_vec()))?),
         (ModelSpec::Ridge { alpha }, V(y)) => Values(linear::ridge(d, &Array1::from(y.to_vec()), *alpha)?),
         (ModelSpec::Lasso { alpha }, V(y)) => Values(linear::lasso(d, &Array1::from(y.to_vec()), *alpha)?),

@@ -157,8 +157,9 @@ pub enum Step {
     },
 }
 
-/// Logistic regression's regularisation: scikit-learn's `C` (L2 penalty
-/// `1 / C`), or `null` for none (smartcore's default).
+/// Logistic regression's regularisation: scikit-learn's `C` (the objective
+/// `C sum_i loss_i + ||w||^2 / 2`, intercept unpenalised), or `null` for
+/// none (scikit-learn's `C=np.inf`).
 pub type InverseRegularisation = Option<f64>;
 
 /// The SVM kernel.
@@ -188,7 +189,9 @@ pub enum ModelSpec {
         #[serde(default)]
         median: bool,
     },
-    /// Logistic regression (classification), LBFGS.
+    /// Logistic regression (classification): scikit-learn's
+    /// `LogisticRegression(solver="lbfgs")`, multinomial for more than two
+    /// classes.
     LogisticRegression {
         /// scikit-learn's `C`; `null` for no penalty. Default 1.0, as in
         /// scikit-learn.
