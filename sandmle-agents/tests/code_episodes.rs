@@ -108,10 +108,9 @@ fn stdlib_python_completes_a_sandboxed_code_episode_with_a_valid_submission() {
     if !bwrap_or_skip() {
         return;
     }
-    for (steps, (name, codec)) in BOTH
-        .into_iter()
-        .flat_map(|s| [("wine", "sandmle_react"), ("diabetes", "openai_tools"), ("breast_cancer", "hermes_json")].map(|t| (s, t)))
-    {
+    for (steps, (name, codec)) in BOTH.into_iter().flat_map(|s| {
+        [("wine", "sandmle_react"), ("diabetes", "openai_tools"), ("breast_cancer", "hermes_json")].map(|t| (s, t))
+    }) {
         let (backends, starts) = backends_with(steps);
         let task = seed(name);
         let codec = codec_by_name(codec).unwrap();

@@ -87,7 +87,10 @@ fn door_2_an_inherited_descriptor_is_unreachable() {
     let mut runs = vec![("unsandboxed", exec(SandboxMode::Unsandboxed, Limits::default(), &script))];
     if bwrap_or_skip() {
         for start in STARTS {
-            runs.push((if start == Start::Cold { "cold" } else { "warm" }, sandboxed(start, Limits::default(), &script)));
+            runs.push((
+                if start == Start::Cold { "cold" } else { "warm" },
+                sandboxed(start, Limits::default(), &script),
+            ));
         }
     }
     for (mode, out) in runs {

@@ -91,7 +91,15 @@ fn sleeping_children_are_gone_within_a_second_of_the_timeout() {
     // Without a sandbox the process group is killed.
     let env = tiny_environment();
     no_survivors_after_timeout(
-        |t| run(SandboxMode::Unsandboxed, Limits::default(), &env, "sleep 4242 & sleep 4243 & (sleep 4244 &) ; sleep 4245\n", t),
+        |t| {
+            run(
+                SandboxMode::Unsandboxed,
+                Limits::default(),
+                &env,
+                "sleep 4242 & sleep 4243 & (sleep 4244 &) ; sleep 4245\n",
+                t,
+            )
+        },
         "sleep 424",
     );
     if bwrap_or_skip() {

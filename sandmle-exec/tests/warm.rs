@@ -125,7 +125,8 @@ fn a_timeout_kills_only_that_step_and_the_next_step_runs_warm() {
     assert_eq!(slow.status, ExecStatus::TimedOut, "{}", slow.stderr_tail);
     assert!(slow.stdout_tail.contains("started"), "the output up to the timeout is kept: {}", slow.stdout_tail);
     assert!(processes_with("sleep 4271").is_empty(), "the step's processes outlived its timeout");
-    let next = py_step(&mut ws, "main_2.py", "import shutil\nshutil.copy('sample_submission.csv', 'submission.csv')\n", T);
+    let next =
+        py_step(&mut ws, "main_2.py", "import shutil\nshutil.copy('sample_submission.csv', 'submission.csv')\n", T);
     assert_eq!(next.status, ExecStatus::Completed, "{}", next.stderr_tail);
     assert_warm(&next);
     assert!(ws.has_submission());

@@ -54,6 +54,13 @@
 //! [`ExecStatus::OutputLimitExceeded`] beyond it; bounded capture of
 //! standard output and error (the tails are kept).
 //!
+//! **Python.** The chosen Python environment ([`PythonSettings::choice`]:
+//! by default the one `python3` on the caller's `PATH` belongs to) is bound
+//! read-only with only what it needs ([`PythonEnv`]), its directory first on
+//! the program's `PATH`. Persistent workspaces run `python3 FILE.py` steps on
+//! a warm interpreter forked per step ([`CodeSteps::Warm`], see
+//! [`ProcessWorkspace`]), in the same sandbox and under the same limits.
+//!
 //! **Reading back.** The submission is read only if it is a regular file
 //! (not a link, a FIFO or a device) of at most the file-size limit, not
 //! gzip-compressed, with at most [`Limits::submission_columns`] columns and
@@ -76,7 +83,7 @@ mod wait;
 mod warm;
 mod workspace;
 
-pub use python::{CodeSteps, DEFAULT_PRELOAD, PythonChoice, PythonEnv, PythonSettings};
+pub use python::{CodeSteps, DEFAULT_PRELOAD, PRELOAD_SUBMODULES, PythonChoice, PythonEnv, PythonSettings};
 pub use session::ProcessWorkspace;
 pub use workspace::PUBLIC_FILES;
 
@@ -281,8 +288,7 @@ impl ProcessExecutor {
             // child killed by the signal, or a program ignoring it).
             Waited::Exited(s)
                 if s.signal() == Some(Signal::SIGXFSZ as i32)
-                    || (!s.success()
-                        && reached_size_limit(ws, self.limits.file_size, self.limits.workspace_files)) =>
+                    || (!s.success() && reached_size_limit(ws, self.limits.file_size, self.limits.workspace_files)) =>
             {
                 ExecStatus::OutputLimitExceeded
             }

@@ -25,9 +25,34 @@ use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The modules a warm interpreter imports ahead of time by default, those
-/// of them that are installed.
+/// The packages a warm interpreter imports ahead of time by default, those
+/// of them that are installed (with their submodules of
+/// [`PRELOAD_SUBMODULES`]).
 pub const DEFAULT_PRELOAD: [&str; 4] = ["numpy", "pandas", "sklearn", "scipy"];
+
+/// The submodules of [`DEFAULT_PRELOAD`]'s packages imported with them:
+/// importing `sklearn` alone loads none of its estimators, and a program's
+/// `from sklearn.linear_model import ...` would cost ~70 ms per step.
+pub const PRELOAD_SUBMODULES: [(&str, &[&str]); 2] = [
+    (
+        "sklearn",
+        &[
+            "linear_model",
+            "ensemble",
+            "tree",
+            "preprocessing",
+            "pipeline",
+            "compose",
+            "impute",
+            "model_selection",
+            "metrics",
+            "neighbors",
+            "svm",
+            "feature_extraction.text",
+        ],
+    ),
+    ("scipy", &["sparse", "stats"]),
+];
 
 /// Which Python environment programs see in the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -68,7 +93,8 @@ pub struct PythonSettings {
     /// Warm or cold code steps in persistent workspaces.
     pub code_steps: CodeSteps,
     /// Modules the warm interpreter imports before the first step; `None`
-    /// for those of [`DEFAULT_PRELOAD`] that are installed.
+    /// for [`PythonEnv::default_preload`] (those of [`DEFAULT_PRELOAD`]
+    /// that are installed, with their [`PRELOAD_SUBMODULES`]).
     pub preload: Option<Vec<String>>,
     /// How long the warm interpreter may take to start (its imports
     /// included) before steps fall back to cold starts (60 s). Not counted
@@ -279,6 +305,21 @@ impl PythonEnv {
     /// Which of [`DEFAULT_PRELOAD`] the environment has installed.
     pub fn installed(&self) -> &[String] {
         &self.installed
+    }
+
+    /// The default preload list: the installed packages of
+    /// [`DEFAULT_PRELOAD`], each followed by its [`PRELOAD_SUBMODULES`].
+    pub fn default_preload(&self) -> Vec<String> {
+        let mut list = Vec::new();
+        for package in &self.installed {
+            list.push(package.clone());
+            for (p, subs) in PRELOAD_SUBMODULES {
+                if p == package {
+                    list.extend(subs.iter().map(|s| format!("{p}.{s}")));
+                }
+            }
+        }
+        list
     }
 
     /// The paths bound read-only into the sandbox for it (outside `/usr`

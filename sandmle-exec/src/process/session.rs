@@ -79,7 +79,7 @@ impl ProcessExecutor {
     /// start cold.
     pub fn open(&self, view: &PublicView<'_>) -> Result<ProcessWorkspace> {
         let python = PythonEnv::resolve(&self.python.choice)?;
-        let preload = self.python.preload.clone().unwrap_or_else(|| python.installed().to_vec());
+        let preload = self.python.preload.clone().unwrap_or_else(|| python.default_preload());
         if let Some(bad) = preload.iter().find(|m| !is_module_name(m)) {
             return Err(Error::Python {
                 interpreter: python.interpreter().to_path_buf(),

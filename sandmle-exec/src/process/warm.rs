@@ -207,7 +207,9 @@ impl Warm {
         match &self.state {
             State::Starting => "a warm interpreter (starting) forks a fresh child per `python3 FILE.py` step".into(),
             State::Ready(what) => format!("a warm interpreter ({what}) forks a fresh child per `python3 FILE.py` step"),
-            State::Dead(reason) => format!("cold, a fresh interpreter per step: the warm interpreter is unavailable ({reason})"),
+            State::Dead(reason) => {
+                format!("cold, a fresh interpreter per step: the warm interpreter is unavailable ({reason})")
+            }
         }
     }
 

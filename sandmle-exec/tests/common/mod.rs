@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use sandmle_core::{Environment, Execution, Program, Workspace};
-use sandmle_exec::{CodeSteps, Limits, ProcessExecutor, PythonChoice, PythonSettings, SandboxMode, bubblewrap_available};
+use sandmle_exec::{
+    CodeSteps, Limits, ProcessExecutor, PythonChoice, PythonSettings, SandboxMode, bubblewrap_available,
+};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -65,11 +67,8 @@ pub fn run_sh(start: Start, limits: Limits, env: &Environment, script: &str, tim
     std::fs::write(code.path().join("main.sh"), script).unwrap();
     match start {
         Start::Cold => {
-            let program = Program {
-                command: vec!["sh".into(), "main.sh".into()],
-                code_dir: code.path().to_path_buf(),
-                timeout,
-            };
+            let program =
+                Program { command: vec!["sh".into(), "main.sh".into()], code_dir: code.path().to_path_buf(), timeout };
             executor(limits, CodeSteps::Cold).run(&program, &env.public_view()).unwrap()
         }
         Start::Warm => {
