@@ -132,11 +132,34 @@ impl Default for Composition {
 
 /// The ports an RL episode runs on: the standard grader, the sandboxed
 /// process executor (bubblewrap required unless `unsandboxed`) and the
-/// pipeline executor, both with `step_timeout` as their limit.
+/// pipeline executor, both with `step_timeout` as their limit. Code steps
+/// run warm, with the Python of [`python_settings`]`(None, false)`.
 pub fn rl_backends(step_timeout: std::time::Duration, unsandboxed: bool) -> sandmle_agents::Backends {
+    rl_backends_with(step_timeout, unsandboxed, python_settings(None, false))
+}
+
+/// The Python settings of the command line: the interpreter or prefix
+/// `python` when given, else `$SANDMLE_PYTHON` when set, else the
+/// environment of `python3` on `PATH`; cold code steps when `cold`, else
+/// warm ones.
+pub fn python_settings(python: Option<&Path>, cold: bool) -> sandmle_exec::PythonSettings {
+    let choice = match python.map(Path::to_path_buf).or_else(|| std::env::var_os("SANDMLE_PYTHON").map(PathBuf::from)) {
+        Some(p) if !p.as_os_str().is_empty() => sandmle_exec::PythonChoice::Interpreter(p),
+        _ => sandmle_exec::PythonChoice::CallerPath,
+    };
+    let code_steps = if cold { sandmle_exec::CodeSteps::Cold } else { sandmle_exec::CodeSteps::Warm };
+    sandmle_exec::PythonSettings { choice, code_steps, ..sandmle_exec::PythonSettings::default() }
+}
+
+/// [`rl_backends`] with the given Python settings.
+pub fn rl_backends_with(
+    step_timeout: std::time::Duration,
+    unsandboxed: bool,
+    python: sandmle_exec::PythonSettings,
+) -> sandmle_agents::Backends {
     let sandbox =
         if unsandboxed { sandmle_exec::SandboxMode::Unsandboxed } else { sandmle_exec::SandboxMode::Required };
-    let process = sandmle_exec::ProcessExecutor { sandbox, ..sandmle_exec::ProcessExecutor::default() };
+    let process = sandmle_exec::ProcessExecutor { sandbox, python, ..sandmle_exec::ProcessExecutor::default() };
     sandmle_agents::Backends {
         grader: Arc::new(StandardGrader),
         code: Some(Arc::new(process)),

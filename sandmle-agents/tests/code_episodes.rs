@@ -1,16 +1,20 @@
 //! Sandboxed code episodes: `StdlibPythonPolicy` writes a standard-library
 //! Python program that runs in bubblewrap and scores, and a step past its
-//! limit times out. With `SANDMLE_REQUIRE_BWRAP=1` (as CI sets) a machine
-//! without a working sandbox fails these tests; without it they are
-//! skipped there.
+//! limit times out. Every episode runs twice: with code steps on the
+//! workspace's warm interpreter (each step checked to have run there) and
+//! cold. With `SANDMLE_REQUIRE_BWRAP=1` (as CI sets) a machine without a
+//! working sandbox fails these tests; without it they are skipped there.
+//! `SANDMLE_PYTHON` (CI's virtualenv) names the Python the sandbox exposes;
+//! else the system's `python3`.
 
 use sandmle_agents::codec::codec_by_name;
 use sandmle_agents::reward::reward_by_name;
 use sandmle_agents::rollout::{Estimator, StdlibPythonPolicy};
 use sandmle_agents::trajectory::validate_line;
 use sandmle_agents::{Backends, Episode, EpisodeConfig, Policy, RolloutConfig, Task, Termination};
-use sandmle_core::{Executor, Grader};
-use std::sync::Arc;
+use sandmle_core::{Execution, Executor, Grader, PublicView, Solution, Table, Workspace};
+use sandmle_exec::{CodeSteps, ProcessExecutor, PythonChoice, PythonSettings};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 fn bwrap_or_skip() -> bool {
@@ -22,11 +26,78 @@ fn bwrap_or_skip() -> bool {
     ok
 }
 
-fn backends() -> Backends {
-    let grader: Arc<dyn Grader> = Arc::new(sandmle_metrics::StandardGrader);
-    let code: Arc<dyn Executor> = Arc::new(sandmle_exec::ProcessExecutor::default());
-    Backends { grader, code: Some(code), pipeline: None }
+/// The process executor, recording how each code step started.
+struct Recording {
+    inner: ProcessExecutor,
+    starts: Arc<Mutex<Vec<String>>>,
 }
+
+struct RecordingWorkspace {
+    inner: Box<dyn Workspace>,
+    starts: Arc<Mutex<Vec<String>>>,
+}
+
+impl Executor for Recording {
+    fn name(&self) -> &str {
+        "recording"
+    }
+    fn execute(&self, solution: &Solution, task: &PublicView<'_>) -> sandmle_core::Result<Execution> {
+        self.inner.execute(solution, task)
+    }
+    fn open_workspace(&self, task: &PublicView<'_>) -> sandmle_core::Result<Box<dyn Workspace>> {
+        Ok(Box::new(RecordingWorkspace { inner: self.inner.open_workspace(task)?, starts: Arc::clone(&self.starts) }))
+    }
+}
+
+impl Workspace for RecordingWorkspace {
+    fn write_file(&mut self, name: &str, bytes: &[u8]) -> sandmle_core::Result<()> {
+        self.inner.write_file(name, bytes)
+    }
+    fn run(&mut self, command: &[String], timeout: Duration) -> sandmle_core::Result<Execution> {
+        let run = self.inner.run(command, timeout)?;
+        let how = run.isolation.split("code steps: ").nth(1).unwrap_or("?").to_owned();
+        self.starts.lock().unwrap().push(how);
+        Ok(run)
+    }
+    fn has_submission(&self) -> bool {
+        self.inner.has_submission()
+    }
+    fn submission(&self) -> sandmle_core::Result<std::result::Result<Table, String>> {
+        self.inner.submission()
+    }
+    fn isolation(&self) -> String {
+        self.inner.isolation()
+    }
+}
+
+/// The backends with code steps started as `steps` says, and the record
+/// of how each step started.
+fn backends_with(steps: CodeSteps) -> (Backends, Arc<Mutex<Vec<String>>>) {
+    let grader: Arc<dyn Grader> = Arc::new(sandmle_metrics::StandardGrader);
+    let choice = match std::env::var_os("SANDMLE_PYTHON") {
+        Some(p) if !p.is_empty() => PythonChoice::Interpreter(p.into()),
+        _ => PythonChoice::System,
+    };
+    let python = PythonSettings { choice, code_steps: steps, ..PythonSettings::default() };
+    let starts = Arc::new(Mutex::new(Vec::new()));
+    let inner = ProcessExecutor { python, ..ProcessExecutor::default() };
+    let code: Arc<dyn Executor> = Arc::new(Recording { inner, starts: Arc::clone(&starts) });
+    (Backends { grader, code: Some(code), pipeline: None }, starts)
+}
+
+/// Asserts every recorded step started as `steps` says.
+fn check_starts(steps: CodeSteps, starts: &Mutex<Vec<String>>) {
+    let starts = starts.lock().unwrap();
+    assert!(!starts.is_empty(), "no code step ran");
+    for how in starts.iter() {
+        match steps {
+            CodeSteps::Warm => assert!(how.starts_with("a warm interpreter (python"), "not warm: {how}"),
+            _ => assert!(how.starts_with("cold"), "not cold: {how}"),
+        }
+    }
+}
+
+const BOTH: [CodeSteps; 2] = [CodeSteps::Warm, CodeSteps::Cold];
 
 fn seed(name: &str) -> Task {
     Task::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -37,7 +108,10 @@ fn stdlib_python_completes_a_sandboxed_code_episode_with_a_valid_submission() {
     if !bwrap_or_skip() {
         return;
     }
-    for (name, codec) in [("wine", "sandmle_react"), ("diabetes", "openai_tools"), ("breast_cancer", "hermes_json")] {
+    for (steps, (name, codec)) in BOTH.into_iter().flat_map(|s| {
+        [("wine", "sandmle_react"), ("diabetes", "openai_tools"), ("breast_cancer", "hermes_json")].map(|t| (s, t))
+    }) {
+        let (backends, starts) = backends_with(steps);
         let task = seed(name);
         let codec = codec_by_name(codec).unwrap();
         let config = RolloutConfig {
@@ -51,7 +125,8 @@ fn stdlib_python_completes_a_sandboxed_code_episode_with_a_valid_submission() {
         let factory = |_: usize, s: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
             Ok(Box::new(StdlibPythonPolicy::new(&spec, s, Arc::clone(&codec))))
         };
-        let group = sandmle_agents::rollout_group(&task, &backends(), 2, &factory, &config).unwrap();
+        let group = sandmle_agents::rollout_group(&task, &backends, 2, &factory, &config).unwrap();
+        check_starts(steps, &starts);
         for t in &group.trajectories {
             assert_eq!(t.steps[0].action, "run_code");
             assert_eq!(t.steps[0].status, "completed", "{name}: {:?}", t.completion.get(1));
@@ -68,10 +143,17 @@ fn a_code_step_past_its_limit_times_out_and_files_persist() {
     if !bwrap_or_skip() {
         return;
     }
+    for steps in BOTH {
+        past_its_limit(steps);
+    }
+}
+
+fn past_its_limit(steps: CodeSteps) {
+    let (backends, starts) = backends_with(steps);
     let config = EpisodeConfig { step_timeout: Duration::from_millis(500), ..EpisodeConfig::default() };
     let mut ep = Episode::new(
         seed("wine"),
-        backends(),
+        backends,
         codec_by_name("sandmle_react").unwrap(),
         reward_by_name("released_dense").unwrap(),
         config,
@@ -89,6 +171,7 @@ fn a_code_step_past_its_limit_times_out_and_files_persist() {
     assert!(s.observation[0].content.contains("kept"), "files persist across steps");
     let last = ep.step_text("<think>stop</think><answer>submission</answer>").unwrap();
     assert!(!last.info.final_grade.unwrap().valid_submission);
+    check_starts(steps, &starts);
 }
 
 #[test]
@@ -96,10 +179,17 @@ fn the_episode_wall_time_truncates_a_running_step() {
     if !bwrap_or_skip() {
         return;
     }
+    for steps in BOTH {
+        let (backends, _) = backends_with(steps);
+        wall_time_truncates(backends);
+    }
+}
+
+fn wall_time_truncates(backends: Backends) {
     let config = EpisodeConfig { episode_time: Duration::from_millis(800), ..EpisodeConfig::default() };
     let mut ep = Episode::new(
         seed("wine"),
-        backends(),
+        backends,
         codec_by_name("sandmle_react").unwrap(),
         reward_by_name("released_dense").unwrap(),
         config,

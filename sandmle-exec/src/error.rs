@@ -145,6 +145,16 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// The Python environment asked for cannot be exposed in the sandbox:
+    /// no interpreter there, it does not run, or it would expose too much
+    /// (a path such as `/home` or `/`).
+    #[error("python environment {}: {reason}", interpreter.display())]
+    Python {
+        /// The interpreter or prefix that was asked for.
+        interpreter: PathBuf,
+        /// Why it cannot be used.
+        reason: String,
+    },
     /// An error from `sandmle-core` (reading or writing tables).
     #[error(transparent)]
     Core(#[from] sandmle_core::Error),
@@ -167,10 +177,10 @@ impl Error {
     /// spec, a step or model unfit for the task's data, a model that fails
     /// or panics on it, a run past its time limit. Executors report these
     /// as [`sandmle_core::ExecStatus::Rejected`] (or `TimedOut`) executions;
-    /// the rest ([`Error::Io`], [`Error::Sandbox`], [`Error::Core`]) are
+    /// the rest ([`Error::Io`], [`Error::Sandbox`], [`Error::Python`], [`Error::Core`]) are
     /// the executor's own faults.
     pub fn is_solution_fault(&self) -> bool {
-        !matches!(self, Error::Io { .. } | Error::Sandbox { .. } | Error::Core(_))
+        !matches!(self, Error::Io { .. } | Error::Sandbox { .. } | Error::Python { .. } | Error::Core(_))
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

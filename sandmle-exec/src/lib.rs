@@ -62,7 +62,10 @@ mod target;
 pub use error::{Error, Result};
 pub use executor::{PipelineExecutor, PipelineRun};
 pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport};
-pub use process::{Limits, PUBLIC_FILES, ProcessExecutor, ProcessWorkspace, SandboxMode, bubblewrap_available};
+pub use process::{
+    CodeSteps, DEFAULT_PRELOAD, Limits, PRELOAD_SUBMODULES, PUBLIC_FILES, ProcessExecutor, ProcessWorkspace,
+    PythonChoice, PythonEnv, PythonSettings, SandboxMode, bubblewrap_available,
+};
 pub use spec::{
     CheckedPipeline, EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, MAX_LEVELS, MAX_TEXT_FEATURES,
     MAX_TREES, ModelSpec, PipelineSpec, ScaleMethod, Step,

@@ -2,23 +2,19 @@
 //!
 //! The sandboxed halves need bubblewrap: with `SANDMLE_REQUIRE_BWRAP=1` (set
 //! by `.ci/run` wherever bubblewrap works) its absence is a failure, else
-//! they are skipped with a message.
+//! they are skipped with a message. Each sandboxed program runs both cold
+//! (a fresh sandbox) and as a step on a workspace's warm interpreter (its
+//! forked child execs the same shell script).
 
+mod common;
+
+use common::{STARTS, Start, bwrap_or_skip, run_sh};
 use sandmle_core::scratch::MARKER;
 use sandmle_core::testing::tiny_environment;
 use sandmle_core::{ExecStatus, Execution, Program};
-use sandmle_exec::{Error, Limits, ProcessExecutor, SandboxMode, bubblewrap_available};
+use sandmle_exec::{Error, Limits, ProcessExecutor, SandboxMode};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn bwrap_or_skip() -> bool {
-    let ok = bubblewrap_available();
-    if !ok {
-        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
-        eprintln!("bubblewrap cannot run here: the sandboxed half of this test is skipped");
-    }
-    ok
-}
 
 fn program(dir: &Path, script: &str) -> Program {
     std::fs::write(dir.join("main.sh"), script).unwrap();
@@ -36,8 +32,9 @@ fn exec(mode: SandboxMode, limits: Limits, script: &str) -> Execution {
     ex.run(&program(code.path(), script), &env.public_view()).unwrap()
 }
 
-fn sandboxed(script: &str) -> Execution {
-    exec(SandboxMode::Required, Limits::default(), script)
+/// `script` run sandboxed, started as `start` says.
+fn sandboxed(start: Start, limits: Limits, script: &str) -> Execution {
+    run_sh(start, limits, &tiny_environment(), script, Duration::from_secs(60))
 }
 
 /// A `bwrap` that cannot create a sandbox.
@@ -61,6 +58,9 @@ fn door_1_a_broken_sandbox_refuses_the_run_instead_of_falling_back() {
     let e = ex.run(&p, &env.public_view()).unwrap_err();
     assert!(matches!(e, Error::SandboxUnavailable { ref reason } if reason.contains("No permissions")), "{e}");
     assert!(!proof.exists(), "the program must not run without its sandbox");
+    // Nor does a persistent workspace (warm interpreter or not) open.
+    let e = ex.open(&env.public_view()).unwrap_err();
+    assert!(matches!(e, Error::SandboxUnavailable { .. }), "{e}");
     // Explicitly unsandboxed, it runs, and the report says so.
     let ex = ProcessExecutor { sandbox: SandboxMode::Unsandboxed, ..ex };
     let out = ex.run(&p, &env.public_view()).unwrap();
@@ -84,12 +84,16 @@ fn door_2_an_inherited_descriptor_is_unreachable() {
         "ls /proc/self/fd\nfor f in /proc/self/fd/*; do case ${{f##*/}} in 0|1|2) ;; *) cat \"$f\" 2>/dev/null ;; esac; done\n\
          cat /proc/self/fd/{fd} /dev/fd/{fd} 2>&1\ncp sample_submission.csv submission.csv\n"
     );
-    let mut modes = vec![SandboxMode::Unsandboxed];
+    let mut runs = vec![("unsandboxed", exec(SandboxMode::Unsandboxed, Limits::default(), &script))];
     if bwrap_or_skip() {
-        modes.push(SandboxMode::Required);
+        for start in STARTS {
+            runs.push((
+                if start == Start::Cold { "cold" } else { "warm" },
+                sandboxed(start, Limits::default(), &script),
+            ));
+        }
     }
-    for mode in modes {
-        let out = exec(mode, Limits::default(), &script);
+    for (mode, out) in runs {
         assert_eq!(out.status, ExecStatus::Completed, "{mode:?}: {}", out.stderr_tail);
         assert!(!out.stdout_tail.contains("SECRET-ANSWERS"), "{mode:?} read the descriptor: {}", out.stdout_tail);
         // `ls` sees 0-2 and its own directory descriptor, nothing more.
@@ -109,12 +113,14 @@ fn door_3_dev_is_minimal_and_dev_shm_is_capped() {
                   touch /dev/new 2>/dev/null || echo DEV-READONLY\n\
                   head -c 2000000 /dev/zero > /dev/shm/small && echo SHM-SMALL-OK\n\
                   cp sample_submission.csv submission.csv\n";
-    let out = exec(SandboxMode::Required, limits, script);
-    assert_eq!(out.status, ExecStatus::Completed, "{}", out.stderr_tail);
-    assert!(out.stdout_tail.contains("SHM-FULL"), "{}", out.stdout_tail);
-    assert!(out.stdout_tail.contains("DEV-READONLY"), "{}", out.stdout_tail);
-    for dev in ["sda", "vda", "mem", "kmsg", "disk"] {
-        assert!(!out.stdout_tail.lines().any(|l| l == dev), "/dev/{dev} inside: {}", out.stdout_tail);
+    for start in STARTS {
+        let out = sandboxed(start, limits, script);
+        assert_eq!(out.status, ExecStatus::Completed, "{start:?}: {}", out.stderr_tail);
+        assert!(out.stdout_tail.contains("SHM-FULL"), "{start:?}: {}", out.stdout_tail);
+        assert!(out.stdout_tail.contains("DEV-READONLY"), "{start:?}: {}", out.stdout_tail);
+        for dev in ["sda", "vda", "mem", "kmsg", "disk"] {
+            assert!(!out.stdout_tail.lines().any(|l| l == dev), "/dev/{dev} inside: {}", out.stdout_tail);
+        }
     }
 }
 
@@ -123,19 +129,23 @@ fn door_4_no_host_etc_inside() {
     if !bwrap_or_skip() {
         return;
     }
-    let out = sandboxed(
-        "for f in shadow gshadow machine-id hostname passwd; do test -e /etc/$f && echo \"HAS $f\"; done\n\
-         cat /etc/shadow 2>/dev/null && echo READ-SHADOW\nhostname; id -un; ls /etc\n\
-         cp sample_submission.csv submission.csv\n",
-    );
-    assert_eq!(out.status, ExecStatus::Completed, "{}", out.stderr_tail);
-    let s = &out.stdout_tail;
-    for leaked in ["HAS shadow", "HAS gshadow", "HAS machine-id", "READ-SHADOW"] {
-        assert!(!s.contains(leaked), "{leaked}: {s}");
+    for start in STARTS {
+        let out = sandboxed(
+            start,
+            Limits::default(),
+            "for f in shadow gshadow machine-id hostname passwd; do test -e /etc/$f && echo \"HAS $f\"; done\n\
+             cat /etc/shadow 2>/dev/null && echo READ-SHADOW\nhostname; id -un; ls /etc\n\
+             cp sample_submission.csv submission.csv\n",
+        );
+        assert_eq!(out.status, ExecStatus::Completed, "{start:?}: {}", out.stderr_tail);
+        let s = &out.stdout_tail;
+        for leaked in ["HAS shadow", "HAS gshadow", "HAS machine-id", "READ-SHADOW"] {
+            assert!(!s.contains(leaked), "{start:?} {leaked}: {s}");
+        }
+        assert!(s.contains("HAS passwd") && s.lines().any(|l| l == "sandbox"), "{start:?}: {s}");
+        let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+        assert!(host.trim().is_empty() || !s.contains(host.trim()), "the host name leaked: {s}");
     }
-    assert!(s.contains("HAS passwd") && s.lines().any(|l| l == "sandbox"), "{s}");
-    let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
-    assert!(host.trim().is_empty() || !s.contains(host.trim()), "the host name leaked: {s}");
 }
 
 #[test]
@@ -144,15 +154,16 @@ fn door_5_a_disk_filler_is_stopped_at_the_workspace_budget() {
     let big = "i=0; while [ $i -lt 200 ]; do head -c 5000000 /dev/zero > f$i; i=$((i+1)); done\n\
                cp sample_submission.csv submission.csv\n";
     let many = "i=0; while [ $i -lt 100000 ]; do : > e$i; i=$((i+1)); done\ncp sample_submission.csv submission.csv\n";
-    let mut modes = vec![SandboxMode::Unsandboxed];
-    if bwrap_or_skip() {
-        modes.push(SandboxMode::Required);
-    }
-    for mode in modes {
-        for script in [big, many] {
-            let out = exec(mode, limits, script);
-            assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{mode:?}: {}", out.stderr_tail);
-            assert!(out.stderr_tail.contains("workspace budget"), "{mode:?}: {}", out.stderr_tail);
+    let sandbox = bwrap_or_skip();
+    for script in [big, many] {
+        let mut runs = vec![("unsandboxed", exec(SandboxMode::Unsandboxed, limits, script))];
+        if sandbox {
+            runs.push(("cold", sandboxed(Start::Cold, limits, script)));
+            runs.push(("warm", sandboxed(Start::Warm, limits, script)));
+        }
+        for (mode, out) in runs {
+            assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{mode}: {}", out.stderr_tail);
+            assert!(out.stderr_tail.contains("workspace budget"), "{mode}: {}", out.stderr_tail);
         }
     }
 }
@@ -177,10 +188,12 @@ fn door_5_the_process_count_is_capped_in_the_sandbox() {
     let limits = Limits { processes: 20, ..Limits::default() };
     // `echo` is a shell builtin: each line is one process started.
     let script = "i=0; while [ $i -lt 60 ]; do sleep 2 & echo $i; i=$((i+1)); done\n";
-    let out = exec(SandboxMode::Required, limits, script);
-    let started = out.stdout_tail.lines().count();
-    assert!(started > 0 && started < 20, "{started} processes started: {:?} {}", out.status, out.stderr_tail);
-    assert!(out.isolation.contains("at most 20 processes"), "{}", out.isolation);
+    for start in STARTS {
+        let out = sandboxed(start, limits, script);
+        let started = out.stdout_tail.lines().count();
+        assert!(started > 0 && started < 20, "{start:?}: {started} started: {:?} {}", out.status, out.stderr_tail);
+        assert!(out.isolation.contains("at most 20 processes"), "{}", out.isolation);
+    }
 }
 
 #[test]

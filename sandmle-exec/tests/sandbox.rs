@@ -5,26 +5,21 @@
 //! score better than chance. Without it (only when explicitly asked for),
 //! the same program finds them — which is what the executor's `isolation`
 //! field then says. `tests/doors.rs` holds one test per door of the threat
-//! model.
+//! model. Every sandboxed program runs both cold and as a step on a
+//! workspace's warm interpreter.
 
+mod common;
+
+use common::{STARTS, bwrap_or_skip, processes_with, run_sh};
 use sandmle_core::testing::tiny_environment;
 use sandmle_core::{Environment, ExecStatus, Execution, Grader, Program, WriteOptions};
-use sandmle_exec::{Limits, ProcessExecutor, SandboxMode, bubblewrap_available};
+use sandmle_exec::{Limits, ProcessExecutor, SandboxMode};
 use sandmle_metrics::StandardGrader;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn breast_cancer() -> Environment {
     Environment::read(format!("{}/../examples/seeds/breast_cancer", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn bwrap_or_skip() -> bool {
-    let ok = bubblewrap_available();
-    if !ok {
-        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
-        eprintln!("bubblewrap cannot run here: the sandboxed half of this test is skipped");
-    }
-    ok
 }
 
 fn program(dir: &Path, script: &str, timeout: Duration) -> Program {
@@ -72,33 +67,24 @@ fn a_program_hunting_for_answers_scores_no_better_than_chance_in_the_sandbox() {
     if !bwrap_or_skip() {
         return;
     }
-    let boxed = run(SandboxMode::Required, Limits::default(), &env, THIEF, Duration::from_secs(120));
-    assert_eq!(boxed.status, ExecStatus::Completed, "{}", boxed.stderr_tail);
-    assert!(boxed.isolation.starts_with("bubblewrap"));
-    let r = StandardGrader.grade(&env.grading_task(), boxed.submission.as_ref().unwrap()).unwrap();
-    assert!(r.score.unwrap() <= 0.5, "the sandboxed thief scored {:?}", r.score);
-}
-
-fn processes_with(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
-            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if cmd.contains(marker) {
-                found.push(cmd);
-            }
-        }
+    for start in STARTS {
+        let boxed = run_sh(start, Limits::default(), &env, THIEF, Duration::from_secs(120));
+        assert_eq!(boxed.status, ExecStatus::Completed, "{start:?}: {}", boxed.stderr_tail);
+        assert!(boxed.isolation.starts_with("bubblewrap"));
+        let r = StandardGrader.grade(&env.grading_task(), boxed.submission.as_ref().unwrap()).unwrap();
+        assert!(r.score.unwrap() <= 0.5, "the sandboxed thief ({start:?}) scored {:?}", r.score);
     }
-    found
 }
 
-fn no_survivors_after_timeout(mode: SandboxMode, script: &str, marker: &str) {
-    let env = tiny_environment();
+fn no_survivors_after_timeout(run: impl Fn(Duration) -> Execution, marker: &str) {
     let timeout = Duration::from_secs(1);
-    let start = Instant::now();
-    let out = run(mode, Limits::default(), &env, script, timeout);
+    let out = run(timeout);
     assert_eq!(out.status, ExecStatus::TimedOut);
-    assert!(start.elapsed() < timeout + Duration::from_secs(1), "returned after {:?}", start.elapsed());
+    // From the start of the program (a warm interpreter's start, before it,
+    // is the workspace's setup) to the return.
+    let us: u64 = out.timings.phases.iter().filter(|(phase, _)| phase != "setup").map(|(_, us)| us).sum();
+    let took = Duration::from_micros(us);
+    assert!(took < timeout + Duration::from_secs(1), "returned after {took:?}");
     let survivors = processes_with(marker);
     assert!(survivors.is_empty(), "still running: {survivors:?}");
 }
@@ -106,18 +92,25 @@ fn no_survivors_after_timeout(mode: SandboxMode, script: &str, marker: &str) {
 #[test]
 fn sleeping_children_are_gone_within_a_second_of_the_timeout() {
     // Without a sandbox the process group is killed.
+    let env = tiny_environment();
     no_survivors_after_timeout(
-        SandboxMode::Unsandboxed,
-        "sleep 4242 & sleep 4243 & (sleep 4244 &) ; sleep 4245\n",
+        |t| {
+            run(
+                SandboxMode::Unsandboxed,
+                Limits::default(),
+                &env,
+                "sleep 4242 & sleep 4243 & (sleep 4244 &) ; sleep 4245\n",
+                t,
+            )
+        },
         "sleep 424",
     );
     if bwrap_or_skip() {
         // In the sandbox even a child that starts its own session dies.
-        no_survivors_after_timeout(
-            SandboxMode::Required,
-            "sleep 4252 & setsid sleep 4253 & (sleep 4254 &) ; sleep 4255\n",
-            "sleep 425",
-        );
+        for (start, n) in STARTS.into_iter().zip([5, 6]) {
+            let script = format!("sleep 42{n}2 & setsid sleep 42{n}3 & (sleep 42{n}4 &) ; sleep 42{n}5\n");
+            no_survivors_after_timeout(|t| run_sh(start, Limits::default(), &env, &script, t), &format!("sleep 42{n}"));
+        }
     }
 }
 
@@ -127,12 +120,14 @@ fn a_memory_hog_is_stopped_and_reported() {
     let limits = Limits { address_space: 512 << 20, ..Limits::default() };
     let hog = "awk 'BEGIN { s = \"x\"; while (1) s = s s }'\ncp sample_submission.csv submission.csv\n";
     let hog = hog.replace("\ncp", " && cp");
-    for mode in [SandboxMode::Unsandboxed, SandboxMode::Required] {
-        if mode == SandboxMode::Required && !bwrap_or_skip() {
-            continue;
+    let mut runs = vec![("unsandboxed", run(SandboxMode::Unsandboxed, limits, &env, &hog, Duration::from_secs(60)))];
+    if bwrap_or_skip() {
+        for (start, name) in STARTS.into_iter().zip(["cold", "warm"]) {
+            runs.push((name, run_sh(start, limits, &env, &hog, Duration::from_secs(60))));
         }
-        let out = run(mode, limits, &env, &hog, Duration::from_secs(60));
-        assert_eq!(out.status, ExecStatus::MemoryExceeded, "{mode:?}: {}", out.stderr_tail);
+    }
+    for (mode, out) in runs {
+        assert_eq!(out.status, ExecStatus::MemoryExceeded, "{mode}: {}", out.stderr_tail);
         assert!(out.submission.is_none());
     }
 }
@@ -141,15 +136,18 @@ fn a_memory_hog_is_stopped_and_reported() {
 fn a_huge_file_is_stopped_at_the_size_limit() {
     let env = tiny_environment();
     let limits = Limits { file_size: 10 << 20, ..Limits::default() };
-    let script = "head -c 5000000000 /dev/zero > big.bin\ncp sample_submission.csv submission.csv\n";
-    for mode in [SandboxMode::Unsandboxed, SandboxMode::Required] {
-        if mode == SandboxMode::Required && !bwrap_or_skip() {
-            continue;
-        }
-        let start = Instant::now();
-        let out = run(mode, limits, &env, &script.replace("\ncp", " && cp"), Duration::from_secs(60));
-        assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{mode:?}: {}", out.stderr_tail);
-        assert!(start.elapsed() < Duration::from_secs(30));
+    let script = "head -c 5000000000 /dev/zero > big.bin && cp sample_submission.csv submission.csv\n";
+    let sandbox = bwrap_or_skip();
+    for mode in ["unsandboxed", "cold", "warm"] {
+        let began = Instant::now();
+        let out = match mode {
+            "unsandboxed" => run(SandboxMode::Unsandboxed, limits, &env, script, Duration::from_secs(60)),
+            _ if !sandbox => continue,
+            "cold" => run_sh(STARTS[0], limits, &env, script, Duration::from_secs(60)),
+            _ => run_sh(STARTS[1], limits, &env, script, Duration::from_secs(60)),
+        };
+        assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{mode}: {}", out.stderr_tail);
+        assert!(began.elapsed() < Duration::from_secs(30));
     }
 }
 
@@ -202,18 +200,13 @@ fn the_program_sees_no_host_environment_variables() {
 #[test]
 fn a_well_behaved_program_is_graded() {
     let env = breast_cancer();
-    for mode in [SandboxMode::Unsandboxed, SandboxMode::Required] {
-        if mode == SandboxMode::Required && !bwrap_or_skip() {
-            continue;
-        }
-        let out = run(
-            mode,
-            Limits::default(),
-            &env,
-            "echo hello; cp sample_submission.csv submission.csv\n",
-            Duration::from_secs(30),
-        );
-        assert_eq!(out.status, ExecStatus::Completed);
+    let script = "echo hello; cp sample_submission.csv submission.csv\n";
+    let mut runs = vec![run(SandboxMode::Unsandboxed, Limits::default(), &env, script, Duration::from_secs(30))];
+    if bwrap_or_skip() {
+        runs.extend(STARTS.map(|start| run_sh(start, Limits::default(), &env, script, Duration::from_secs(30))));
+    }
+    for out in runs {
+        assert_eq!(out.status, ExecStatus::Completed, "{}", out.stderr_tail);
         assert_eq!(out.stdout_tail.trim(), "hello");
         let r = StandardGrader.grade(&env.grading_task(), out.submission.as_ref().unwrap()).unwrap();
         assert_eq!(r.score, Some(0.5));

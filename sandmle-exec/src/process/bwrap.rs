@@ -2,6 +2,7 @@
 //! checks it can be created here before a program is trusted to it.
 
 use super::Limits;
+use super::python::PythonEnv;
 use crate::error::{Error, Result};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -55,6 +56,9 @@ pub(super) struct Plan {
     pub bwrap: PathBuf,
     /// `setpriv`, when a root caller drops to [`HOST_UID`] first.
     pub setpriv: Option<PathBuf>,
+    /// Why a root caller could not drop to [`HOST_UID`] (bubblewrap's
+    /// message: a bound path `nobody` cannot read, say).
+    pub no_drop: Option<String>,
 }
 
 impl Plan {
@@ -80,8 +84,19 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// What a sandbox holds beyond the fixed part: the Python environment's
+/// read-only binds, and whether it hosts a warm interpreter (which runs as
+/// the sandbox's PID 1 and gets an `mqueue` mount to empty between steps).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shape<'a> {
+    /// The Python environment bound in.
+    pub python: &'a PythonEnv,
+    /// A warm interpreter's sandbox.
+    pub warm: bool,
+}
+
 /// The whole command up to the program: `[setpriv ...] bwrap ... --`.
-pub(super) fn command_prefix(plan: &Plan, scratch: &Path, limits: &Limits) -> Vec<OsString> {
+pub(super) fn command_prefix(plan: &Plan, scratch: &Path, limits: &Limits, shape: &Shape<'_>) -> Vec<OsString> {
     let mut argv: Vec<OsString> = Vec::new();
     if let Some(setpriv) = &plan.setpriv {
         argv.push(setpriv.into());
@@ -94,6 +109,9 @@ pub(super) fn command_prefix(plan: &Plan, scratch: &Path, limits: &Limits) -> Ve
     let mut push = |args: &[&str]| argv.extend(args.iter().map(OsString::from));
     push(&["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]);
     push(&["--uid", &SANDBOX_UID.to_string(), "--gid", &SANDBOX_UID.to_string()]);
+    if shape.warm {
+        push(&["--as-pid-1"]);
+    }
     push(&["--ro-bind", "/usr", "/usr"]);
     for dir in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
         match std::fs::read_link(dir) {
@@ -123,8 +141,14 @@ pub(super) fn command_prefix(plan: &Plan, scratch: &Path, limits: &Limits) -> Ve
     }
     push(&["--proc", "/proc", "--dev", "/dev"]);
     push(&["--size", &limits.shm_bytes.to_string(), "--tmpfs", "/dev/shm"]);
+    if shape.warm {
+        push(&["--mqueue", "/dev/mqueue"]);
+    }
     push(&["--size", &limits.tmp_bytes.to_string(), "--tmpfs", "/tmp"]);
     push(&["--bind", &scratch.join("workspace").to_string_lossy(), "/workspace"]);
+    // After the tmpfs mounts: an environment under /tmp is bound over it.
+    argv.extend(shape.python.bwrap_args());
+    let mut push = |args: &[&str]| argv.extend(args.iter().map(OsString::from));
     // The root and /dev are tmpfs mounts without a size cap: read-only,
     // nothing can be stored there.
     push(&["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/workspace", "--"]);
@@ -138,7 +162,7 @@ pub(super) fn command_prefix(plan: &Plan, scratch: &Path, limits: &Limits) -> Ve
 ///
 /// # Errors
 /// [`Error::SandboxUnavailable`] with bubblewrap's own message.
-pub(super) fn probe(bwrap: Option<&Path>, scratch: &Path, limits: &Limits) -> Result<Plan> {
+pub(super) fn probe(bwrap: Option<&Path>, scratch: &Path, limits: &Limits, shape: &Shape<'_>) -> Result<Plan> {
     let bwrap = match bwrap {
         Some(p) => p.to_path_buf(),
         None => find_program("bwrap").ok_or_else(|| Error::SandboxUnavailable {
@@ -148,13 +172,16 @@ pub(super) fn probe(bwrap: Option<&Path>, scratch: &Path, limits: &Limits) -> Re
     let mut plans = Vec::new();
     if nix::unistd::geteuid().is_root() {
         if let Some(setpriv) = find_program("setpriv") {
-            plans.push(Plan { bwrap: bwrap.clone(), setpriv: Some(setpriv) });
+            plans.push(Plan { bwrap: bwrap.clone(), setpriv: Some(setpriv), no_drop: None });
         }
     }
-    plans.push(Plan { bwrap: bwrap.clone(), setpriv: None });
+    plans.push(Plan { bwrap: bwrap.clone(), setpriv: None, no_drop: None });
     let mut last = String::new();
-    for plan in plans {
-        let mut argv = command_prefix(&plan, scratch, limits);
+    for mut plan in plans {
+        if !last.is_empty() {
+            plan.no_drop = Some(last.clone());
+        }
+        let mut argv = command_prefix(&plan, scratch, limits, shape);
         argv.push("true".into());
         let out = Command::new(&argv[0])
             .args(&argv[1..])

@@ -54,6 +54,13 @@
 //! [`ExecStatus::OutputLimitExceeded`] beyond it; bounded capture of
 //! standard output and error (the tails are kept).
 //!
+//! **Python.** The chosen Python environment ([`PythonSettings::choice`]:
+//! by default the one `python3` on the caller's `PATH` belongs to) is bound
+//! read-only with only what it needs ([`PythonEnv`]), its directory first on
+//! the program's `PATH`. Persistent workspaces run `python3 FILE.py` steps on
+//! a warm interpreter forked per step ([`CodeSteps::Warm`], see
+//! [`ProcessWorkspace`]), in the same sandbox and under the same limits.
+//!
 //! **Reading back.** The submission is read only if it is a regular file
 //! (not a link, a FIFO or a device) of at most the file-size limit, not
 //! gzip-compressed, with at most [`Limits::submission_columns`] columns and
@@ -69,16 +76,21 @@
 //! child that starts its own session escapes the group kill.
 
 mod bwrap;
+mod python;
+mod report;
 mod session;
 mod wait;
+mod warm;
 mod workspace;
 
+pub use python::{CodeSteps, DEFAULT_PRELOAD, PRELOAD_SUBMODULES, PythonChoice, PythonEnv, PythonSettings};
 pub use session::ProcessWorkspace;
 pub use workspace::PUBLIC_FILES;
 
 use crate::error::{Error, Result};
-use bwrap::{Plan, SAFE_PATH};
+use bwrap::{Plan, Shape};
 use nix::sys::signal::Signal;
+use report::{UNSANDBOXED_WARNING, isolation_report};
 use sandmle_core::csv::{CsvLimits, ReadOptions, read_csv_bytes};
 use sandmle_core::{ExecStatus, Execution, Executor, Program, PublicView, Solution, Timings};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -152,53 +164,28 @@ pub struct ProcessExecutor {
     /// The bubblewrap executable; `None` looks for `bwrap` on `PATH` (then
     /// in `/usr/local/bin`, `/usr/bin` and `/bin`).
     pub bwrap: Option<PathBuf>,
+    /// The Python environment programs see, and how persistent
+    /// workspaces run Python code steps (warm by default).
+    pub python: PythonSettings,
 }
 
 /// Whether bubblewrap can create the sandbox on this machine (it may be
 /// installed but refused by the kernel's user-namespace policy).
 pub fn bubblewrap_available() -> bool {
-    RunDir::create().is_ok_and(|run| bwrap::probe(None, run.path(), &Limits::default()).is_ok())
-}
-
-const UNSANDBOXED_WARNING: &str = "sandmle: warning: running the program WITHOUT a sandbox (unsandboxed mode): it runs \
-as this user and can read this user's files, the answers included, and use the network";
-
-fn isolation_report(plan: Option<&Plan>, limits: &Limits) -> String {
-    let common = format!(
-        "wall-clock limit over the process group; per-process address space {} bytes and file size {} bytes; \
-         workspace budget {} bytes / {} files (checked every ~50 ms)",
-        limits.address_space, limits.file_size, limits.workspace_bytes, limits.workspace_files
-    );
-    match plan {
-        Some(plan) => format!(
-            "bubblewrap: no network; new user, PID, IPC, UTS and mount namespaces; only public files in the \
-             workspace (the environment's private files are unreachable); minimal read-only /etc and /dev; \
-             /tmp {} bytes and /dev/shm {} bytes (tmpfs); only descriptors 0-2; {common}; {}; not enforced: \
-             the total memory of several processes together (no cgroups)",
-            limits.tmp_bytes,
-            limits.shm_bytes,
-            if plan.counts_processes() {
-                format!("at most {} processes", limits.processes)
-            } else {
-                "not enforced: the process count (running as root: drop to nobody failed)".to_owned()
-            }
-        ),
-        None => format!(
-            "none (unsandboxed, explicitly requested): the program runs as this user with this user's file and \
-             network access, so it could read answers stored elsewhere on this machine; only descriptors 0-2, \
-             the fresh working directory and these limits apply: {common}; not enforced: process count, total \
-             memory, and a child that starts its own session escapes the wall-clock kill"
-        ),
-    }
+    let python = PythonEnv::bare(None, None);
+    let shape = Shape { python: &python, warm: false };
+    RunDir::create().is_ok_and(|run| bwrap::probe(None, run.path(), &Limits::default(), &shape).is_ok())
 }
 
 impl ProcessExecutor {
-    /// Runs `program` on the public view.
+    /// Runs `program` on the public view, in a fresh sandbox (a cold
+    /// start: persistent workspaces have the warm interpreter).
     ///
     /// # Errors
     /// [`Error::SandboxUnavailable`] when the sandbox is required and
     /// cannot be created here (the system's fault, not the program's);
-    /// [`Error::Sandbox`] when the workspace cannot be prepared;
+    /// [`Error::Python`] when the chosen Python environment cannot be
+    /// exposed; [`Error::Sandbox`] when the workspace cannot be prepared;
     /// [`Error::Io`]. A program that fails, times out, exceeds a limit or
     /// writes no usable submission is an `Ok` execution with that status.
     pub fn run(&self, program: &Program, view: &PublicView<'_>) -> Result<Execution> {
@@ -210,9 +197,11 @@ impl ProcessExecutor {
         let deadline = start
             .checked_add(program.timeout)
             .ok_or_else(|| Error::Sandbox { reason: format!("timeout {:?} is too long", program.timeout) })?;
+        let python = PythonEnv::resolve(&self.python.choice)?;
         let run = RunDir::create()?;
+        let shape = Shape { python: &python, warm: false };
         let plan = match self.sandbox {
-            SandboxMode::Required => Some(bwrap::probe(self.bwrap.as_deref(), run.path(), &self.limits)?),
+            SandboxMode::Required => Some(bwrap::probe(self.bwrap.as_deref(), run.path(), &self.limits, &shape)?),
             SandboxMode::Unsandboxed => {
                 eprintln!("{UNSANDBOXED_WARNING}");
                 None
@@ -226,53 +215,80 @@ impl ProcessExecutor {
         }
         let base = usage(&ws, &Usage { bytes: 0, entries: 0 }, &Limits { workspace_bytes: u64::MAX, ..self.limits });
         timings.push("setup", start.elapsed());
-        self.run_in(&run, plan.as_ref(), &program.command, deadline, &base, &view.task.id_column, timings)
+        let isolation = isolation_report(plan.as_ref(), &self.limits, &python, "a fresh interpreter per run");
+        let cold = Cold { run: &run, plan: plan.as_ref(), python: &python, base: &base };
+        self.run_cold(&cold, &program.command, deadline, &view.task.id_column, timings, isolation)
     }
 
-    /// Runs `command` in `run`'s workspace until `deadline`: spawns it
-    /// (inside the sandbox of `plan`, if any), watches the workspace's
-    /// budget counted from `base`, and reads `submission.csv` back.
-    #[allow(clippy::too_many_arguments)]
-    fn run_in(
+    /// Runs `command` in a fresh sandbox over `cold.run`'s workspace until
+    /// `deadline`, watching the workspace's budget counted from
+    /// `cold.base`, and reads `submission.csv` back.
+    fn run_cold(
         &self,
-        run: &RunDir,
-        plan: Option<&Plan>,
+        cold: &Cold<'_>,
         command: &[String],
         deadline: Instant,
-        base: &Usage,
         id_column: &str,
         mut timings: Timings,
+        isolation: String,
     ) -> Result<Execution> {
         let Some(program_name) = command.first() else {
             return Err(Error::Sandbox { reason: "empty command".into() });
         };
-        let ws = run.workspace();
+        let ws = cold.run.workspace();
         let start = Instant::now();
         // Only descriptors 0-2 may reach the program: whatever this process
         // inherited without close-on-exec gets it now.
         close_fds::set_fds_cloexec_threadsafe(3, &[]);
-        let mut child = self.command(command, run, plan).spawn().map_err(|e| Error::io(program_name, e))?;
+        let shape = Shape { python: cold.python, warm: false };
+        let mut child = self
+            .command(command, cold.run, cold.plan, &shape)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| Error::io(program_name, e))?;
         let stdout = tail_reader(child.stdout.take(), self.limits.output_tail);
         let stderr = tail_reader(child.stderr.take(), self.limits.output_tail);
-        let watch = || usage(&ws, base, &self.limits).over(base, &self.limits);
+        let watch = || usage(&ws, cold.base, &self.limits).over(cold.base, &self.limits);
         let outcome = wait_with_deadline(&mut child, deadline, Duration::from_millis(50), watch)?;
-        let (stdout_tail, mut stderr_tail) = (stdout.finish(), stderr.finish());
+        let tails = (stdout.finish(), stderr.finish());
         timings.push("run", start.elapsed());
+        Ok(self.conclude(&ws, cold.base, outcome, tails, deadline, id_column, timings, isolation))
+    }
 
+    /// The execution of a run that ended with `outcome`: its status (the
+    /// limits it hit, judged from the workspace and standard error as
+    /// well), and the submission read back within the deadline.
+    #[allow(clippy::too_many_arguments)]
+    fn conclude(
+        &self,
+        ws: &Path,
+        base: &Usage,
+        outcome: Waited,
+        (stdout_tail, mut stderr_tail): (String, String),
+        deadline: Instant,
+        id_column: &str,
+        mut timings: Timings,
+        isolation: String,
+    ) -> Execution {
         let start = Instant::now();
-        let over_budget = || usage(&ws, base, &self.limits).over(base, &self.limits);
+        let over_budget = || usage(ws, base, &self.limits).over(base, &self.limits);
         let status = match outcome {
             Waited::TimedOut => ExecStatus::TimedOut,
             Waited::Stopped(reason) => {
                 stderr_tail.push_str(&format!("\nsandmle: stopped: {reason}\n"));
                 ExecStatus::OutputLimitExceeded
             }
+            Waited::Lost(reason) => {
+                stderr_tail.push_str(&format!("\nsandmle: {reason}\n"));
+                ExecStatus::Failed { reason }
+            }
             // Killed by SIGXFSZ, or a file stopped at the limit (a shell's
             // child killed by the signal, or a program ignoring it).
             Waited::Exited(s)
                 if s.signal() == Some(Signal::SIGXFSZ as i32)
-                    || (!s.success()
-                        && reached_size_limit(&ws, self.limits.file_size, self.limits.workspace_files)) =>
+                    || (!s.success() && reached_size_limit(ws, self.limits.file_size, self.limits.workspace_files)) =>
             {
                 ExecStatus::OutputLimitExceeded
             }
@@ -287,7 +303,7 @@ impl ProcessExecutor {
         };
         let (status, submission) = match status {
             ExecStatus::Completed if Instant::now() >= deadline => (ExecStatus::TimedOut, None),
-            ExecStatus::Completed => match self.collect(&ws, id_column) {
+            ExecStatus::Completed => match self.collect(ws, id_column) {
                 // Reading back counts against the step's wall clock too.
                 Ok(_) if Instant::now() >= deadline => (ExecStatus::TimedOut, None),
                 Ok(sub) => (ExecStatus::Completed, Some(sub)),
@@ -296,19 +312,17 @@ impl ProcessExecutor {
             other => (other, None),
         };
         timings.push("collect", start.elapsed());
-        Ok(Execution {
-            status,
-            submission,
-            timings,
-            stdout_tail,
-            stderr_tail,
-            isolation: isolation_report(plan, &self.limits),
-        })
+        Execution { status, submission, timings, stdout_tail, stderr_tail, isolation }
     }
 
-    fn command(&self, command: &[String], run: &RunDir, plan: Option<&Plan>) -> Command {
+    /// The command that runs `command` in `run`'s workspace: inside the
+    /// sandbox of `plan` (if any, shaped by `shape`), under `prlimit`, with
+    /// an empty environment but for `PATH` (the Python environment's
+    /// directory first), `HOME`, `LANG` and `SANDMLE_WORKSPACE`, in a
+    /// process group of its own. Standard streams are the caller's to set.
+    fn command(&self, command: &[String], run: &RunDir, plan: Option<&Plan>, shape: &Shape<'_>) -> Command {
         let mut argv: Vec<std::ffi::OsString> =
-            plan.map(|p| bwrap::command_prefix(p, run.path(), &self.limits)).unwrap_or_default();
+            plan.map(|p| bwrap::command_prefix(p, run.path(), &self.limits, shape)).unwrap_or_default();
         argv.extend(
             [
                 "prlimit".to_owned(),
@@ -329,13 +343,10 @@ impl ProcessExecutor {
         cmd.args(&argv[1..])
             .current_dir(&ws)
             .env_clear()
-            .env("PATH", SAFE_PATH)
+            .env("PATH", shape.python.path_var())
             .env("LANG", "C.UTF-8")
             .env("HOME", &home)
             .env("SANDMLE_WORKSPACE", &home)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .process_group(0);
         cmd
     }
@@ -383,6 +394,15 @@ impl Executor for ProcessExecutor {
     fn open_workspace(&self, task: &PublicView<'_>) -> sandmle_core::Result<Box<dyn sandmle_core::Workspace>> {
         Ok(Box::new(self.open(task)?))
     }
+}
+
+/// What a cold run needs of its workspace: the run directory, the sandbox
+/// (`None` unsandboxed), the Python environment and the budget's base.
+struct Cold<'a> {
+    run: &'a RunDir,
+    plan: Option<&'a Plan>,
+    python: &'a PythonEnv,
+    base: &'a Usage,
 }
 
 fn memory_failure(stderr: &str) -> bool {

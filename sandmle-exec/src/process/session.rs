@@ -12,15 +12,25 @@
 //! opening (so the budget covers the whole episode, not each step).
 //! Dropping it removes the run directory.
 //!
+//! **Warm code steps** ([`CodeSteps::Warm`], the default, in a sandbox):
+//! opening also starts the workspace's warm interpreter in a sandbox of
+//! its own over the same workspace (see `warm.rs`); a run of the form
+//! `python3 FILE.py` (`FILE.py` a file of the workspace) goes to it, any
+//! other command starts cold. When it cannot start, dies, or cannot take
+//! a step, steps start cold, and the isolation report says why.
+//!
 //! Between runs no process of the agent is alive (the sandbox's PID
 //! namespace dies with its first process), so files the episode writes
 //! ([`Workspace::write_file`]) cannot race with the program; they still
 //! replace what a run left under their name without following links
 //! (the entry is removed, then created exclusively).
 
-use super::bwrap::{self, HOST_UID, Plan};
+use super::bwrap::{self, HOST_UID, Plan, Shape};
+use super::python::{CodeSteps, PythonEnv};
+use super::report::{UNSANDBOXED_WARNING, isolation_report};
+use super::warm::{Warm, WarmRun};
 use super::workspace::{PUBLIC_FILES, RunDir, Usage, usage, write_public};
-use super::{Limits, ProcessExecutor, SandboxMode, UNSANDBOXED_WARNING, isolation_report};
+use super::{Cold, Limits, ProcessExecutor, SandboxMode};
 use crate::error::{Error, Result};
 use sandmle_core::{Execution, PublicView, Table, Timings, Workspace};
 use std::io::Write;
@@ -32,9 +42,15 @@ use std::time::{Duration, Instant};
 /// budget counts from the opening, files written into it never follow a
 /// link a run left, and the directory is removed on drop.
 pub struct ProcessWorkspace {
+    // Declared first, so dropped first: the warm sandbox goes before the
+    // run directory it binds.
+    warm: Option<Warm>,
+    /// Why there is no warm interpreter, when there is none.
+    cold_reason: String,
     exec: ProcessExecutor,
     run: RunDir,
     plan: Option<Plan>,
+    python: PythonEnv,
     base: Usage,
     id_column: String,
 }
@@ -44,21 +60,36 @@ impl std::fmt::Debug for ProcessWorkspace {
         f.debug_struct("ProcessWorkspace")
             .field("dir", &self.run.path())
             .field("sandboxed", &self.plan.is_some())
+            .field("warm", &self.warm.is_some())
             .finish()
     }
 }
 
 impl ProcessExecutor {
-    /// Opens a workspace holding `view`'s public files for several runs.
+    /// Opens a workspace holding `view`'s public files for several runs,
+    /// and (with [`CodeSteps::Warm`], in a sandbox) starts its warm
+    /// interpreter, which gets ready in the background.
     ///
     /// # Errors
     /// [`Error::SandboxUnavailable`] when the sandbox is required and
-    /// cannot be created here; [`Error::Io`] and [`Error::Sandbox`] when the
-    /// workspace cannot be prepared.
+    /// cannot be created here; [`Error::Python`] when the chosen Python
+    /// environment cannot be exposed or a preload name is no module name;
+    /// [`Error::Io`] and [`Error::Sandbox`] when the workspace cannot be
+    /// prepared. A warm interpreter that cannot start is no error: steps
+    /// start cold.
     pub fn open(&self, view: &PublicView<'_>) -> Result<ProcessWorkspace> {
+        let python = PythonEnv::resolve(&self.python.choice)?;
+        let preload = self.python.preload.clone().unwrap_or_else(|| python.default_preload());
+        if let Some(bad) = preload.iter().find(|m| !is_module_name(m)) {
+            return Err(Error::Python {
+                interpreter: python.interpreter().to_path_buf(),
+                reason: format!("`{}` is not a module name to preload", sandmle_core::bounded(bad)),
+            });
+        }
         let run = RunDir::create()?;
+        let shape = Shape { python: &python, warm: false };
         let plan = match self.sandbox {
-            SandboxMode::Required => Some(bwrap::probe(self.bwrap.as_deref(), run.path(), &self.limits)?),
+            SandboxMode::Required => Some(bwrap::probe(self.bwrap.as_deref(), run.path(), &self.limits, &shape)?),
             SandboxMode::Unsandboxed => None,
         };
         let ws = run.workspace();
@@ -67,8 +98,37 @@ impl ProcessExecutor {
             run.hand_over()?;
         }
         let base = usage(&ws, &Usage::default(), &Limits { workspace_bytes: u64::MAX, ..self.limits });
-        Ok(ProcessWorkspace { exec: self.clone(), run, plan, base, id_column: view.task.id_column.clone() })
+        let (warm, cold_reason) = match (&plan, self.python.code_steps) {
+            (Some(plan), CodeSteps::Warm) => {
+                match Warm::start(self, &run, plan, &python, &preload, self.python.warm_start_timeout) {
+                    Ok(warm) => (Some(warm), String::new()),
+                    Err(reason) => (None, format!("the warm interpreter is unavailable ({reason})")),
+                }
+            }
+            (None, _) => (None, "unsandboxed, so no warm interpreter".to_owned()),
+            (Some(_), _) => (None, "cold code steps were asked for".to_owned()),
+        };
+        Ok(ProcessWorkspace {
+            warm,
+            cold_reason,
+            exec: self.clone(),
+            run,
+            plan,
+            python,
+            base,
+            id_column: view.task.id_column.clone(),
+        })
     }
+}
+
+/// A dotted Python module name (`sklearn.ensemble`).
+fn is_module_name(name: &str) -> bool {
+    name.len() <= 200
+        && name.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }
 
 fn bad_name(name: &str, why: &str) -> Error {
@@ -111,17 +171,87 @@ impl ProcessWorkspace {
         Ok(())
     }
 
+    /// The host process id of the warm interpreter's sandbox (its
+    /// bubblewrap process), while it is thought alive; `None` when steps
+    /// start cold.
+    pub fn warm_pid(&self) -> Option<u32> {
+        self.warm.as_ref().and_then(Warm::pid)
+    }
+
+    /// The script a command runs on the warm interpreter: `python3 FILE.py`
+    /// (or the interpreter's own path) with `FILE.py` a regular file at the
+    /// top of the workspace.
+    fn warm_script<'c>(&self, command: &'c [String]) -> Option<&'c str> {
+        let [program, file] = command else { return None };
+        let plain = file.ends_with(".py") && !file.starts_with(['-', '.']) && !file.contains(['/', '\0']);
+        let exists =
+            || std::fs::symlink_metadata(self.run.workspace().join(file)).is_ok_and(|m| m.file_type().is_file());
+        (self.python.runs_as(program) && plain && file.len() <= 255 && exists()).then_some(file.as_str())
+    }
+
+    /// How steps start here, for the isolation report.
+    fn start_description(&self) -> String {
+        match &self.warm {
+            Some(warm) => warm.describe(),
+            None => format!("cold, a fresh interpreter per step ({})", self.cold_reason),
+        }
+    }
+
     fn run_command(&mut self, command: &[String], timeout: Duration) -> Result<Execution> {
         let start = Instant::now();
-        let deadline = start
-            .checked_add(timeout)
-            .ok_or_else(|| Error::Sandbox { reason: format!("timeout {timeout:?} is too long") })?;
+        if start.checked_add(timeout).is_none() {
+            return Err(Error::Sandbox { reason: format!("timeout {timeout:?} is too long") });
+        }
         if self.plan.is_none() {
             eprintln!("{UNSANDBOXED_WARNING}");
         }
         let mut timings = Timings::default();
-        timings.push("setup", start.elapsed());
-        self.exec.run_in(&self.run, self.plan.as_ref(), command, deadline, &self.base, &self.id_column, timings)
+        let mut fallback = None;
+        let script = self.warm_script(command).map(str::to_owned);
+        if let (Some(file), Some(warm)) = (script, self.warm.as_mut()) {
+            let ready = warm.ensure_ready();
+            timings.push("setup", start.elapsed());
+            match ready {
+                Ok(()) => {
+                    let begun = Instant::now();
+                    let deadline = begun + timeout;
+                    let (ws, base, limits) = (self.run.workspace(), self.base, self.exec.limits);
+                    let watch = || usage(&ws, &base, &limits).over(&base, &limits);
+                    match warm.run(&file, deadline, limits.output_tail, watch) {
+                        WarmRun::Ran(outcome, tails) => {
+                            timings.push("run", begun.elapsed());
+                            let how = warm.describe();
+                            let isolation = isolation_report(self.plan.as_ref(), &limits, &self.python, &how);
+                            return Ok(self.exec.conclude(
+                                &ws,
+                                &self.base,
+                                outcome,
+                                tails,
+                                deadline,
+                                &self.id_column,
+                                timings,
+                                isolation,
+                            ));
+                        }
+                        WarmRun::Unavailable(reason) => fallback = Some(reason),
+                    }
+                }
+                Err(reason) => fallback = Some(reason),
+            }
+        } else {
+            timings.push("setup", start.elapsed());
+        }
+        let how = match fallback {
+            Some(reason) => format!("this step started cold: {reason}"),
+            None if self.warm.is_some() => "this command started cold (the warm interpreter takes only \
+                                             `python3 FILE.py`)"
+                .to_owned(),
+            None => self.start_description(),
+        };
+        let isolation = isolation_report(self.plan.as_ref(), &self.exec.limits, &self.python, &how);
+        let deadline = Instant::now() + timeout;
+        let cold = Cold { run: &self.run, plan: self.plan.as_ref(), python: &self.python, base: &self.base };
+        self.exec.run_cold(&cold, command, deadline, &self.id_column, timings, isolation)
     }
 }
 
@@ -143,6 +273,6 @@ impl Workspace for ProcessWorkspace {
     }
 
     fn isolation(&self) -> String {
-        isolation_report(self.plan.as_ref(), &self.exec.limits)
+        isolation_report(self.plan.as_ref(), &self.exec.limits, &self.python, &self.start_description())
     }
 }

@@ -18,6 +18,9 @@ pub(super) enum Waited {
     TimedOut,
     /// The watcher found it over budget; the program was killed.
     Stopped(String),
+    /// What ran the program died under it (the warm interpreter): the
+    /// step is a failure, for this reason.
+    Lost(String),
 }
 
 /// Waits for the child until `deadline`, calling `watch` now and then
@@ -92,6 +95,12 @@ pub(super) fn tail_reader<R: Read + Send + 'static>(pipe: Option<R>, keep: usize
 }
 
 impl TailReader {
+    /// The tail read so far, leaving the reader running.
+    pub fn snapshot(&self) -> String {
+        let bytes = self.buf.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     /// The tail so far, once the pipe closes or, if a process outside the
     /// killed group still holds it open, after a short grace period (the
     /// reading thread is then left to end with the pipe).

@@ -72,6 +72,8 @@ pub struct RolloutArgs {
     /// Run programs WITHOUT a sandbox (stdlib_python only): trusted code only.
     #[arg(long)]
     unsandboxed: bool,
+    #[command(flatten)]
+    python: crate::sandbox::PythonArgs,
 }
 
 /// The environment directories of `--envs DIR` or `--index index.jsonl`.
@@ -128,7 +130,7 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
         .build()
         .map_err(|e| Failure::new(Kind::System, format!("thread pool: {e}")))?;
     let dirs = env_dirs(a.envs.as_deref(), a.index.as_deref())?;
-    let backends = sandmle::rl_backends(step, a.unsandboxed);
+    let backends = sandmle::rl_backends_with(step, a.unsandboxed, a.python.settings());
     let episode = EpisodeConfig { tools, step_timeout: step, ..EpisodeConfig::default() };
     let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed: a.seed };
     let bar = (!g.json && std::io::stderr().is_terminal()).then(|| {

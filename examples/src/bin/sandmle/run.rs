@@ -35,6 +35,8 @@ pub struct RunArgs {
     /// machine where the sandbox cannot be created refuses the run (exit 2).
     #[arg(long)]
     unsandboxed: bool,
+    #[command(flatten)]
+    python: crate::sandbox::PythonArgs,
     /// Wall-clock limit of the run in seconds (pipelines and programs).
     #[arg(long, default_value_t = 300.0)]
     timeout: f64,
@@ -92,7 +94,7 @@ pub fn run(a: &RunArgs, g: &Globals) -> Result<ExitCode, Failure> {
                 .map_err(|e| Failure::new(Kind::System, e.to_string()))?
         }
         (None, Some(command), Some(code_dir)) => {
-            crate::sandbox::run_program(&env, command, code_dir, limit, a.unsandboxed)?
+            crate::sandbox::run_program(&env, command, code_dir, limit, a.unsandboxed, &a.python)?
         }
         _ => return Err(Failure::usage("give --pipeline SPEC.json or --command CMD --code-dir DIR")),
     };

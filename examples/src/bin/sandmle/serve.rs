@@ -45,6 +45,8 @@ pub struct ServeArgs {
     /// Run programs WITHOUT a sandbox: trusted code only.
     #[arg(long)]
     unsandboxed: bool,
+    #[command(flatten)]
+    python: crate::sandbox::PythonArgs,
 }
 
 fn seconds(name: &str, s: f64) -> Result<Duration, Failure> {
@@ -67,7 +69,7 @@ pub fn serve(a: &ServeArgs, g: &Globals) -> Result<ExitCode, Failure> {
     }
     let dirs = crate::rollout::env_dirs(a.envs.as_deref(), a.index.as_deref())?;
     let catalog = Catalog::load(&dirs).map_err(|e| Failure::broken(e.to_string()))?;
-    let backends = sandmle::rl_backends(config.step_timeout, a.unsandboxed);
+    let backends = sandmle::rl_backends_with(config.step_timeout, a.unsandboxed, a.python.settings());
     if a.unsandboxed {
         eprintln!("warning: --unsandboxed: agent programs run WITHOUT isolation");
     }
