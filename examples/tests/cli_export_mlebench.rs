@@ -21,6 +21,20 @@ fn copy_seeds(to: &Path) {
     }
 }
 
+/// `sandmle --json export --format mlebench --envs ENVS --out OUT`.
+fn export(envs: &Path, out: &Path) -> std::process::Output {
+    sandmle(&[
+        "--json",
+        "export",
+        "--format",
+        "mlebench",
+        "--envs",
+        envs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
 fn evaluate(env: &Path, submission: &Path) -> Value {
     let o = sandmle(&[
         "--json",
@@ -55,16 +69,7 @@ fn an_mlebench_export_round_trips_through_import_with_identical_grading() {
     let envs = tmp.path().join("envs");
     copy_seeds(&envs);
     let out = tmp.path().join("mlebench");
-    let o = sandmle(&[
-        "--json",
-        "export",
-        "--format",
-        "mlebench",
-        "--envs",
-        envs.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = export(&envs, &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let summary = json(&o);
     assert_eq!(summary["tasks"].as_array().unwrap().len(), SEEDS.len());
@@ -132,16 +137,7 @@ fn a_failed_export_leaves_nothing_and_a_used_out_folder_is_refused() {
     bytes[last] = if bytes[last] == b'0' { b'1' } else { b'0' };
     std::fs::write(&answers, bytes).unwrap();
     let out = tmp.path().join("mlebench");
-    let o = sandmle(&[
-        "--json",
-        "export",
-        "--format",
-        "mlebench",
-        "--envs",
-        envs.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = export(&envs, &out);
     assert_eq!(o.status.code(), Some(2), "a broken environment: {}", String::from_utf8_lossy(&o.stdout));
     assert!(String::from_utf8_lossy(&o.stdout).contains("answers.csv"));
     let beside: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
@@ -150,16 +146,7 @@ fn a_failed_export_leaves_nothing_and_a_used_out_folder_is_refused() {
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("mine.txt"), "kept").unwrap();
     std::fs::remove_dir_all(envs.join("oj")).unwrap();
-    let o = sandmle(&[
-        "--json",
-        "export",
-        "--format",
-        "mlebench",
-        "--envs",
-        envs.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = export(&envs, &out);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(out.join("mine.txt")).unwrap(), "kept");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);

@@ -11,19 +11,18 @@ run (and ``SANDMLE_REQUIRE_BWRAP`` is unset) the server is started with
 
 import asyncio
 import json
-import os
 import queue
 import shutil
 import signal
 import subprocess
 import threading
 import urllib.request
-from pathlib import Path
 
 import pytest
 from openenv.core import GenericEnvClient
 
-REPO = Path(__file__).resolve().parents[2]
+from conftest import REPO, bwrap_works
+
 MAX_SESSIONS = 3
 GUARD_S = 120  # "does not hang" guards only; nothing asserts on time
 
@@ -39,39 +38,11 @@ SCORE = '<think>Grade it.</think><tool_call>{"name": "Score", "arguments": {}}</
 FINISH = "<think>Done.</think><answer>submission.csv</answer>"
 
 
-def sandmle_bin() -> Path:
-    if os.environ.get("SANDMLE_BIN"):
-        return Path(os.environ["SANDMLE_BIN"])
-    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    for profile in ("release", "debug"):
-        candidate = target / profile / "sandmle"
-        if candidate.exists():
-            return candidate
-    pytest.fail("no sandmle binary: build it (cargo build --bin sandmle) or set SANDMLE_BIN")
-
-
-def bwrap_works() -> bool:
-    try:
-        ok = (
-            subprocess.run(
-                ["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--", "/bin/true"],
-                capture_output=True,
-                timeout=30,
-            ).returncode
-            == 0
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    if not ok and os.environ.get("SANDMLE_REQUIRE_BWRAP"):
-        pytest.fail("bubblewrap is required but cannot run here")
-    return ok
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, sandmle_bin):
     envs = tmp_path_factory.mktemp("envs")
     shutil.copytree(REPO / "examples" / "seeds" / "wine", envs / "wine")
-    cmd = [str(sandmle_bin()), "--json", "serve", "--envs", str(envs), "--host", "127.0.0.1",
+    cmd = [str(sandmle_bin), "--json", "serve", "--envs", str(envs), "--host", "127.0.0.1",
            "--port", "0", "--max-sessions", str(MAX_SESSIONS)]
     if not bwrap_works():
         cmd.append("--unsandboxed")
