@@ -22,6 +22,9 @@ use std::time::Duration;
 /// The marker file inside a [`MarkedDir`].
 pub const MARKER: &str = ".sandmle-owner";
 
+/// The marker's name while it is being locked.
+const PENDING_MARKER: &str = ".sandmle-owner-pending";
+
 /// The name prefix of an environment write's temporary directory.
 pub const WRITING_PREFIX: &str = ".sandmle-writing-";
 
@@ -56,17 +59,22 @@ impl MarkedDir {
     pub fn new_in(parent: &Path, prefix: &str) -> Result<MarkedDir> {
         let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent).map_err(|e| Error::io(parent, e))?;
         let marker = dir.path().join(MARKER);
-        let file = File::create(&marker).map_err(|e| Error::io(&marker, e))?;
         #[cfg(unix)]
         {
             use nix::fcntl::{Flock, FlockArg};
+            // Locked under another name, then renamed: a reclaimer never
+            // sees the marker unlocked, which it would take for a dead
+            // owner's (the lock stays with the file across the rename).
+            let pending = dir.path().join(PENDING_MARKER);
+            let file = File::create(&pending).map_err(|e| Error::io(&pending, e))?;
             let lock = Flock::lock(file, FlockArg::LockExclusiveNonblock)
-                .map_err(|(_, errno)| Error::io(&marker, std::io::Error::from(errno)))?;
+                .map_err(|(_, errno)| Error::io(&pending, std::io::Error::from(errno)))?;
+            std::fs::rename(&pending, &marker).map_err(|e| Error::io(&marker, e))?;
             Ok(MarkedDir { dir: Some(dir), _lock: Some(lock) })
         }
         #[cfg(not(unix))]
         {
-            drop(file);
+            File::create(&marker).map_err(|e| Error::io(&marker, e))?;
             Ok(MarkedDir { dir: Some(dir) })
         }
     }
@@ -150,6 +158,31 @@ fn stale(path: &Path, meta: &std::fs::Metadata, grace: Duration) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A directory created while another thread reclaims used to be taken
+    /// for a dead owner's: its marker existed for a moment before it was
+    /// locked.
+    #[test]
+    fn a_directory_being_created_is_never_reclaimed() {
+        let parent = tempfile::tempdir().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reclaimer = {
+            let (parent, stop) = (parent.path().to_path_buf(), std::sync::Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let mut removed = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    removed += reclaim_stale(&parent, "run-", UNMARKED_GRACE);
+                }
+                removed
+            })
+        };
+        for _ in 0..2000 {
+            let d = MarkedDir::new_in(parent.path(), "run-").unwrap();
+            assert!(d.path().join(MARKER).is_file(), "a live directory lost its marker");
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(reclaimer.join().unwrap(), 0, "a live directory was reclaimed");
+    }
 
     #[test]
     fn live_directories_are_kept_and_dead_ones_reclaimed() {
