@@ -145,6 +145,9 @@ pub struct TaskDna {
     pub correlations: Vec<(usize, usize, f64)>,
     /// Signal strength, when measured.
     pub signal: Option<Signal>,
+    /// The shape of the task's image files, when its data are images.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<crate::images::ImageDna>,
 }
 
 impl TaskDna {

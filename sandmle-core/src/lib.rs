@@ -24,6 +24,8 @@
 //!   replace what this crate did not write; [`scratch`]: temporary
 //!   directories reclaimed once their owner is dead.
 //! - [`rng_for`]: the seeded ChaCha8 generator every random choice uses.
+//! - [`ImageSpec`], [`ImageSet`], [`encode_png`], [`decode_png`]: image
+//!   tasks, whose rows are image files beside the tables.
 //!
 //! ```
 //! use sandmle_core::{Environment, WriteOptions, testing::tiny_environment};
@@ -50,8 +52,10 @@ mod environment;
 mod error;
 mod fsutil;
 mod grading;
+mod images;
 mod message;
 mod plan;
+mod png_io;
 mod ports;
 mod provenance;
 mod rng;
@@ -68,7 +72,7 @@ pub use catalogue::{
 };
 pub use dna::{FeatureDna, NumericShape, Signal, TargetDna, TaskDna};
 pub use environment::{
-    Environment, GradingBundle, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,
+    Environment, GradingBundle, IMAGE_MANIFEST, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,
 };
 pub use error::{Error, Result};
 pub use fsutil::{
@@ -78,8 +82,10 @@ pub use fsutil::{
 pub use grading::{
     GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank, round5,
 };
+pub use images::{ImageDna, ImageSet, ImageSpec, MAX_IMAGE_BYTES, MAX_IMAGES, is_plain_name, parse_manifest};
 pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
+pub use png_io::{MAX_IMAGE_SIDE, Pixels, decode_png, encode_png};
 pub use ports::{
     BaselinePanel, ChatModel, ChatReply, ExecStatus, Execution, Executor, FinishReason, GateResult, Grader,
     GradingTask, Message, Metric, Program, PublicView, RESERVED_WORKSPACE_FILES, Role, Sampling, Shrinker, Solution,

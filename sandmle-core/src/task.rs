@@ -46,7 +46,8 @@ impl Direction {
 pub enum Modality {
     /// Rows of numeric and categorical features.
     Tabular,
-    /// Images given as pixel columns.
+    /// Images: pixel columns, or files beside the tables
+    /// ([`TaskSpec::images`]).
     Image,
     /// Free-text fields, possibly with tabular features beside them.
     Text,
@@ -119,6 +120,10 @@ pub struct TaskSpec {
     pub metric: MetricSpec,
     /// Whether lower or higher scores are better.
     pub direction: Direction,
+    /// Where each row's image file is, for a task whose data are image
+    /// files (`None` for tables alone; absent from `grading.json` then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<crate::images::ImageSpec>,
 }
 
 /// What a submission's prediction columns hold, which decides what a

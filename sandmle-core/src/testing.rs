@@ -36,6 +36,7 @@ pub fn tiny_environment() -> Environment {
         prediction_columns: vec!["label".into()],
         metric: MetricSpec::named("roc_auc"),
         direction: Direction::HigherIsBetter,
+        images: None,
     };
     // The tables above are well formed, so building them cannot fail.
     Environment {
@@ -47,6 +48,7 @@ pub fn tiny_environment() -> Environment {
         grading: GradingSpec::new(task),
         leaderboard: None,
         provenance: Provenance::new("tiny", "hand-made", "1", 0),
+        images: crate::ImageSet::new(),
     }
 }
 
@@ -80,5 +82,31 @@ pub fn tiny_dna() -> TaskDna {
         n_prediction_columns: 1,
         correlations: vec![],
         signal: None,
+        images: None,
     }
+}
+
+/// [`tiny_environment`] as an image task: the same rows with no feature
+/// columns, each row's 4 x 4 grey PNG in `public/images/<id>.png` (bright
+/// for label 1, dark for label 0; the test rows' brightness follows their
+/// answers).
+pub fn tiny_image_environment() -> Environment {
+    let mut env = tiny_environment();
+    env.grading.task.modality = Modality::Image;
+    env.grading.task.images = Some(crate::ImageSpec::png(4, 4, 1));
+    env.train = env.train.select(&["id".to_string(), "label".to_string()]).unwrap_or_default();
+    env.test = env.test.select(&["id".to_string()]).unwrap_or_default();
+    let mut images = crate::ImageSet::new();
+    for t in [&env.train, &env.answers] {
+        let (Ok(ids), Ok(labels)) = (t.column("id"), t.column("label")) else { continue };
+        for r in 0..t.n_rows() {
+            let one = labels.get_str(r).and_then(|s| s.parse::<f64>().ok()) == Some(1.0);
+            let level = if one { 200 } else { 40 } + r as u8;
+            let png = crate::encode_png(&crate::Pixels { width: 4, height: 4, channels: 1, data: vec![level; 16] });
+            let id = ids.get_str(r).unwrap_or_default();
+            let _ = images.insert(format!("{id}.png"), png.unwrap_or_default());
+        }
+    }
+    env.images = images;
+    env
 }

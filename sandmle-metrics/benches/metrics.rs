@@ -68,6 +68,7 @@ fn grading(c: &mut Criterion) {
             prediction_columns: vec!["target".into()],
             metric: MetricSpec::named("roc_auc"),
             direction: Direction::HigherIsBetter,
+            images: None,
         });
         g.bench_with_input(BenchmarkId::new("roc_auc", n), &n, |b, _| {
             b.iter(|| {

@@ -32,6 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         prediction_columns: vec!["target".into()],
         metric: MetricSpec::named("roc_auc"),
         direction: Direction::HigherIsBetter,
+        images: None,
     });
     let mut out = serde_json::Map::new();
     for n in &args[2..] {

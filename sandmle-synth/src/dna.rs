@@ -120,6 +120,7 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
         n_prediction_columns: task.prediction_columns.len(),
         correlations,
         signal: None,
+        images: None,
     })
 }
 

@@ -35,7 +35,9 @@ use crate::error::{Error, Result};
 use crate::labelled::tables;
 use crate::random::shuffle;
 use crate::sizes::test_rows_for;
-use sandmle_core::{Column, Environment, GradingSpec, Provenance, Shrinker, SubmissionForm, Table, TaskSpec, rng_for};
+use sandmle_core::{
+    Column, Environment, GradingSpec, ImageSet, Provenance, Shrinker, SubmissionForm, Table, TaskSpec, rng_for,
+};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 
@@ -241,7 +243,24 @@ impl StratifiedShrinker {
         let classes = task.submission_form() != SubmissionForm::Value;
         let mut skip: Vec<&str> = vec![task.id_column.as_str()];
         skip.extend(task.target_columns.iter().map(String::as_str));
-        let key = |r: usize| source.row_key(r, &skip);
+        // An image row's features are its image: rows are told apart by
+        // the image's hash too, so a duplicated image never reaches test.
+        let image_hash: Vec<String> = match &task.images {
+            Some(spec) => {
+                let ids = source.column(&task.id_column)?;
+                (0..source.n_rows())
+                    .map(|r| {
+                        let name = spec.file_name(&ids.get_str(r).unwrap_or_default());
+                        seed_env.images.get(&name).map(sandmle_core::sha256_hex).unwrap_or_default()
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let key = |r: usize| match image_hash.get(r) {
+            Some(h) => format!("{}\u{1f}{h}", source.row_key(r, &skip)),
+            None => source.row_key(r, &skip),
+        };
         let mut last = String::new();
         for attempt in 0..self.max_attempts {
             let mut rng = rng_for(seed, &format!("shrink-{attempt}"));
@@ -252,8 +271,20 @@ impl StratifiedShrinker {
                 continue;
             }
             let mut test = source.take(&test_idx)?;
-            rekey(&mut train, &mut test, &task.id_column, &mut rng)?;
-            return self.assemble(seed_env, train, test, seed, attempt);
+            let renamed = rekey(&mut train, &mut test, &task.id_column, &mut rng)?;
+            let images = match &task.images {
+                Some(spec) => {
+                    let mut images = ImageSet::new();
+                    for (new, old) in renamed {
+                        if let Some(bytes) = seed_env.images.get(&spec.file_name(&old)) {
+                            images.insert(spec.file_name(&new), bytes.to_vec())?;
+                        }
+                    }
+                    images
+                }
+                None => ImageSet::new(),
+            };
+            return self.assemble(seed_env, (train, test, images), seed, attempt);
         }
         Err(Error::OutOfTolerance { attempts: self.max_attempts, reason: last })
     }
@@ -261,8 +292,7 @@ impl StratifiedShrinker {
     fn assemble(
         &self,
         seed_env: &Environment,
-        train: Table,
-        test: Table,
+        (train, test, images): (Table, Table, ImageSet),
         seed: u64,
         attempt: usize,
     ) -> Result<Environment> {
@@ -293,6 +323,7 @@ impl StratifiedShrinker {
             grading: GradingSpec { submission: seed_env.grading.submission.clone(), ..GradingSpec::new(task) },
             leaderboard: None,
             provenance,
+            images,
         };
         env.validate()?;
         Ok(env)
@@ -310,9 +341,16 @@ fn labelled_rows(seed_env: &Environment) -> Result<Table> {
 }
 
 /// Gives the rows fresh ids — a random permutation of `0..n` over both
-/// splits — and sorts each split by its new ids.
-fn rekey(train: &mut Table, test: &mut Table, id: &str, rng: &mut sandmle_core::SeedRng) -> Result<()> {
+/// splits — and sorts each split by its new ids. Returns `(new, old)` id
+/// pairs, so that files named by id (images) follow their rows.
+fn rekey(
+    train: &mut Table,
+    test: &mut Table,
+    id: &str,
+    rng: &mut sandmle_core::SeedRng,
+) -> Result<Vec<(String, String)>> {
     let n = train.n_rows() + test.n_rows();
+    let mut renamed = Vec::with_capacity(n);
     let mut ids: Vec<usize> = (0..n).collect();
     shuffle(&mut ids, rng);
     let (a, b) = ids.split_at(train.n_rows());
@@ -320,10 +358,14 @@ fn rekey(train: &mut Table, test: &mut Table, id: &str, rng: &mut sandmle_core::
         let mut order: Vec<usize> = (0..new.len()).collect();
         order.sort_by_key(|&i| new[i]);
         *t = t.take(&order)?;
+        let old = t.column(id)?;
+        for (row, &i) in order.iter().enumerate() {
+            renamed.push((new[i].to_string(), old.get_str(row).unwrap_or_default().into_owned()));
+        }
         let sorted: Vec<Option<String>> = order.iter().map(|&i| Some(new[i].to_string())).collect();
         t.set_column(id, Column::Text(sorted))?;
     }
-    Ok(())
+    Ok(renamed)
 }
 
 impl Shrinker for StratifiedShrinker {

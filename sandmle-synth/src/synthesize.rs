@@ -242,6 +242,7 @@ impl DnaSynthesizer {
             prediction_columns: targets.prediction_columns,
             metric: dna.metric.clone(),
             direction: dna.direction,
+            images: None,
         };
         let t = tables(&task, train, test)?;
         let story = Story {
@@ -269,6 +270,7 @@ impl DnaSynthesizer {
             grading: GradingSpec::new(task),
             leaderboard: None,
             provenance,
+            images: sandmle_core::ImageSet::new(),
         };
         env.validate()?;
         Ok(env)

@@ -528,7 +528,11 @@ pub fn prompt_messages(task: &Task, codec: &dyn Codec, config: &EpisodeConfig) -
 fn user_prompt(task: &Task, c: &EpisodeConfig) -> String {
     let mut files: Vec<&str> = RESERVED_WORKSPACE_FILES.to_vec();
     files.sort_unstable();
-    let files: String = files.iter().map(|f| format!("- {f}\n")).collect();
+    let mut files: String = files.iter().map(|f| format!("- {f}\n")).collect();
+    let env = task.environment();
+    if let Some(images) = &env.task().images {
+        files.push_str(&image_line(images, env.images.len()));
+    }
     format!(
         "You are solving the task below. Follow the requirements precisely.\n\n## Description\n\n## \
          Competition ID: {id}\n\n{desc}\n\n## Files provided in the working directory\n{files}\n\
@@ -542,6 +546,20 @@ fn user_prompt(task: &Task, c: &EpisodeConfig) -> String {
         step = c.step_timeout.as_secs_f64(),
         turns = c.max_turns,
         minutes = c.episode_time.as_secs_f64() / 60.0,
+    )
+}
+
+/// The prompt's line for an image task's folder: what is in it and how a
+/// row's file is named.
+fn image_line(images: &sandmle_core::ImageSpec, count: usize) -> String {
+    let size = match (images.width, images.height, images.channels) {
+        (Some(w), Some(h), Some(c)) => format!(", {w}x{h} pixels, {c} channel{}", if c == 1 { "" } else { "s" }),
+        _ => String::new(),
+    };
+    format!(
+        "- {dir}/ ({count} image files, one per row of train.csv and test.csv: {dir}/<id>{suffix}{size})\n",
+        dir = images.dir,
+        suffix = images.suffix,
     )
 }
 

@@ -114,6 +114,7 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
         grading: GradingSpec::new(task.clone()),
         leaderboard,
         provenance,
+        images: crate::images::ImageSet::new(),
     };
     env.validate()?;
     Ok(env)

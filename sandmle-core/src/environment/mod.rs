@@ -15,6 +15,11 @@
 //!       provenance.json         seed task, generator, seed, DNA, hidden rule
 //! ```
 //!
+//! An image task ([`TaskSpec::images`]) adds one folder of image files to
+//! `public/` (`images/<id>.png`, both splits) and their manifest to
+//! `private/` (`images.sha256`, hashed in `grading.json`); see
+//! [`crate::ImageSet`].
+//!
 //! Tables over a size threshold may be stored gzip-compressed
 //! (`train.csv.gz`, ...; see [`WriteOptions`]). `grading.json` carries its own
 //! hash in a `self_sha256` field, so a change to any file of the environment —
@@ -31,6 +36,7 @@ pub use write::WriteOptions;
 
 use crate::error::{Error, Result};
 use crate::grading::{GradingSpec, Leaderboard};
+use crate::images::ImageSet;
 use crate::ports::{GradingTask, PublicView};
 use crate::provenance::Provenance;
 use crate::table::Table;
@@ -41,6 +47,8 @@ use std::collections::HashSet;
 pub const PUBLIC_DIR: &str = "prepared/public";
 /// Path of the private folder inside an environment directory.
 pub const PRIVATE_DIR: &str = "prepared/private";
+/// The image manifest's name inside the private folder.
+pub const IMAGE_MANIFEST: &str = "images.sha256";
 
 /// A task with its public data, private answers, grading spec and provenance.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +70,9 @@ pub struct Environment {
     pub leaderboard: Option<Leaderboard>,
     /// `provenance.json`.
     pub provenance: Provenance,
+    /// The image files of `public/<dir>/`, for a task with
+    /// [`TaskSpec::images`]; empty otherwise.
+    pub images: ImageSet,
 }
 
 impl Environment {
@@ -86,6 +97,7 @@ impl Environment {
             train: &self.train,
             test: &self.test,
             sample_submission: &self.sample_submission,
+            images: &self.images,
         }
     }
 
@@ -149,6 +161,35 @@ impl Environment {
         let train_ids = id_set(&self.train, &task.id_column);
         if train_ids.intersection(&test_ids).next().is_some() {
             return bad("train.csv and test.csv share ids".into());
+        }
+        self.validate_images(&train_ids, &test_ids)
+    }
+
+    /// An image task has exactly one file per row, in a safe folder; any
+    /// other task has none.
+    fn validate_images(&self, train_ids: &HashSet<String>, test_ids: &HashSet<String>) -> Result<()> {
+        let Some(spec) = &self.task().images else {
+            if self.images.is_empty() {
+                return Ok(());
+            }
+            return Err(Error::InvalidEnvironment { reason: "image files given for a task without images".into() });
+        };
+        spec.check()?;
+        let mut ids: Vec<&String> = train_ids.iter().chain(test_ids).collect();
+        ids.sort();
+        for id in &ids {
+            if self.images.get(&spec.file_name(id)).is_none() {
+                return Err(Error::InvalidEnvironment {
+                    reason: format!("no image `{}` for row `{id}`", spec.public_path(id)),
+                });
+            }
+        }
+        if self.images.len() != ids.len() {
+            let names: HashSet<String> = ids.iter().map(|id| spec.file_name(id)).collect();
+            let extra = self.images.iter().map(|(n, _)| n).find(|n| !names.contains(*n)).unwrap_or_default();
+            return Err(Error::InvalidEnvironment {
+                reason: format!("image `{}/{extra}` belongs to no row", spec.dir),
+            });
         }
         Ok(())
     }

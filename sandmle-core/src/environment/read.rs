@@ -1,11 +1,12 @@
 //! Reading an environment and checking every file against its hash.
 
 use super::write::check_self_hash;
-use super::{Environment, PRIVATE_DIR, PUBLIC_DIR};
+use super::{Environment, IMAGE_MANIFEST, PRIVATE_DIR, PUBLIC_DIR};
 use crate::csv::{ReadOptions, read_csv_bytes};
 use crate::error::{Error, Result};
 use crate::fsutil::sha256_hex;
 use crate::grading::{GradingSpec, Leaderboard};
+use crate::images::{ImageSet, parse_manifest};
 use crate::provenance::Provenance;
 use crate::table::Table;
 use crate::task::SCHEMA_VERSION;
@@ -104,7 +105,16 @@ impl Environment {
         check_not_temporary(dir)?;
         let grading = read_grading(dir)?;
         let files = Files::check(dir, &grading.files)?;
-        only_listed_files(dir, &grading.files)?;
+        let image_dir = grading.task.images.as_ref().map(|i| i.dir.as_str());
+        only_listed_files(dir, &grading.files, image_dir)?;
+        let images = match &grading.task.images {
+            Some(spec) => {
+                spec.check()?;
+                let (_, manifest) = files.get(&format!("{PRIVATE_DIR}/{IMAGE_MANIFEST}"))?;
+                read_images(&dir.join(PUBLIC_DIR).join(&spec.dir), &parse_manifest(manifest)?)?
+            }
+            None => ImageSet::new(),
+        };
         let task = &grading.task;
         let description = String::from_utf8(files.get(&format!("{PUBLIC_DIR}/description.md"))?.1.clone())
             .map_err(|_| Error::InvalidEnvironment { reason: "description.md is not UTF-8".into() })?;
@@ -134,6 +144,7 @@ impl Environment {
             grading,
             leaderboard,
             provenance,
+            images,
         };
         env.validate()?;
         Ok(env)
@@ -184,9 +195,39 @@ fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], path: &Path) -> Resu
     serde_json::from_slice(bytes).map_err(|source| Error::Json { path: path.to_path_buf(), source })
 }
 
+/// Reads the image folder: every entry a regular file the manifest lists,
+/// with its hash, and every listed file there.
+fn read_images(folder: &Path, manifest: &BTreeMap<String, String>) -> Result<ImageSet> {
+    let mut images = ImageSet::new();
+    let entries = std::fs::read_dir(folder).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::MissingFile { path: folder.to_path_buf() },
+        _ => Error::io(folder, e),
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(folder, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(expected) = manifest.get(&name) else {
+            return Err(Error::UnlistedFile { path: entry.path() });
+        };
+        let path = entry.path();
+        let bytes = crate::fsutil::read_regular(&path, crate::images::MAX_IMAGE_BYTES)?;
+        let found = sha256_hex(&bytes);
+        if &found != expected {
+            return Err(Error::HashMismatch { path, expected: expected.clone(), found });
+        }
+        images.insert(name, bytes)?;
+    }
+    if let Some(missing) = manifest.keys().find(|n| images.get(n).is_none()) {
+        return Err(Error::MissingFile { path: folder.join(missing) });
+    }
+    Ok(images)
+}
+
 /// Refuses any entry of `prepared/public/` or `prepared/private/` — file,
-/// folder, link or anything else — that `grading.json` does not list.
-fn only_listed_files(root: &Path, listed: &BTreeMap<String, String>) -> Result<()> {
+/// folder, link or anything else — that `grading.json` does not list (an
+/// image task's folder is checked against its manifest instead).
+fn only_listed_files(root: &Path, listed: &BTreeMap<String, String>, image_dir: Option<&str>) -> Result<()> {
+    let images = image_dir.map(|d| format!("{PUBLIC_DIR}/{d}"));
     let grading = format!("{PRIVATE_DIR}/grading.json");
     for dir in [PUBLIC_DIR, PRIVATE_DIR] {
         let path = root.join(dir);
@@ -194,6 +235,14 @@ fn only_listed_files(root: &Path, listed: &BTreeMap<String, String>) -> Result<(
         for entry in entries {
             let entry = entry.map_err(|e| Error::io(&path, e))?;
             let rel = format!("{dir}/{}", entry.file_name().to_string_lossy());
+            if images.as_deref() == Some(rel.as_str()) {
+                if !entry.file_type().map_err(|e| Error::io(entry.path(), e))?.is_dir() {
+                    return Err(Error::InvalidEnvironment {
+                        reason: format!("{} is not a folder", entry.path().display()),
+                    });
+                }
+                continue;
+            }
             if rel != grading && !listed.contains_key(&rel) {
                 return Err(Error::UnlistedFile { path: entry.path() });
             }

@@ -1,6 +1,6 @@
 //! Rendering an environment to bytes and writing it atomically.
 
-use super::{Environment, PRIVATE_DIR, PUBLIC_DIR};
+use super::{Environment, IMAGE_MANIFEST, PRIVATE_DIR, PUBLIC_DIR};
 use crate::csv::{gzip, to_csv_bytes};
 use crate::error::{Error, Result};
 use crate::fsutil::sha256_hex;
@@ -35,7 +35,8 @@ struct OnDisk<'a> {
 impl Environment {
     /// Every file of the environment as `(path relative to the environment
     /// directory, bytes)`, in a fixed order, `grading.json` last with the
-    /// hashes of all the others and its own.
+    /// hashes of all the others and its own (an image task's images are
+    /// covered by the manifest `private/images.sha256`, which it hashes).
     ///
     /// # Errors
     /// [`Error::InvalidEnvironment`] if the tables disagree with the task
@@ -64,7 +65,15 @@ impl Environment {
             files.push((format!("{PRIVATE_DIR}/leaderboard.csv"), to_csv_bytes(&lb.to_table()?)?));
             spec.leaderboard = Some("leaderboard.csv".into());
         }
+        if self.task().images.is_some() {
+            files.push((format!("{PRIVATE_DIR}/{IMAGE_MANIFEST}"), self.images.manifest()));
+        }
         spec.files = files.iter().map(|(p, b)| (p.clone(), sha256_hex(b))).collect();
+        if let Some(images) = &self.task().images {
+            for (name, bytes) in self.images.iter() {
+                files.push((format!("{PUBLIC_DIR}/{}/{name}", images.dir), bytes.to_vec()));
+            }
+        }
         files.push((format!("{PRIVATE_DIR}/grading.json"), grading_bytes(&spec)?));
         Ok(files)
     }

@@ -23,6 +23,9 @@ pub struct PublicView<'a> {
     pub test: &'a Table,
     /// `sample_submission.csv`.
     pub sample_submission: &'a Table,
+    /// The image files of an image task ([`TaskSpec::images`]), empty
+    /// otherwise.
+    pub images: &'a crate::images::ImageSet,
 }
 
 /// An agent's own program.

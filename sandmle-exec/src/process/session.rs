@@ -53,6 +53,8 @@ pub struct ProcessWorkspace {
     python: PythonEnv,
     base: Usage,
     id_column: String,
+    /// The image folder of an image task, which `write` never replaces.
+    image_dir: Option<String>,
 }
 
 impl std::fmt::Debug for ProcessWorkspace {
@@ -117,6 +119,7 @@ impl ProcessExecutor {
             python,
             base,
             id_column: view.task.id_column.clone(),
+            image_dir: view.task.images.as_ref().map(|i| i.dir.clone()),
         })
     }
 }
@@ -152,7 +155,7 @@ impl ProcessWorkspace {
         if !plain {
             return Err(bad_name(name, "not a plain file name"));
         }
-        if PUBLIC_FILES.contains(&name) {
+        if PUBLIC_FILES.contains(&name) || self.image_dir.as_deref() == Some(name) {
             return Err(bad_name(name, "a public file's name"));
         }
         let path = self.run.workspace().join(name);

@@ -103,6 +103,20 @@ pub(super) fn write_public(view: &PublicView<'_>, ws: &Path) -> Result<()> {
     write_csv(view.train, ws.join("train.csv"))?;
     write_csv(view.test, ws.join("test.csv"))?;
     write_csv(view.sample_submission, ws.join("sample_submission.csv"))?;
+    if let Some(spec) = &view.task.images {
+        spec.check().map_err(|e| Error::Sandbox { reason: e.to_string() })?;
+        let dir = ws.join(&spec.dir);
+        std::fs::create_dir(&dir).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Error::Sandbox {
+                reason: format!("the code directory holds `{}`, the name of the task's image folder", spec.dir),
+            },
+            _ => Error::io(&dir, e),
+        })?;
+        for (name, bytes) in view.images.iter() {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        }
+    }
     Ok(())
 }
 

@@ -135,6 +135,7 @@ pub fn score(a: &ScoreArgs, g: &Globals) -> Result<ExitCode, Failure> {
             prediction_columns: columns,
             metric: metric_spec,
             direction: metric.info().direction,
+            images: None,
         })
     };
     let task = GradingTask { spec: &spec, answers: &answers, leaderboard: None };

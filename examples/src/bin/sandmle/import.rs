@@ -91,6 +91,7 @@ fn task_from_flags(a: &ImportArgs) -> Result<TaskSpec, Failure> {
         prediction_columns,
         metric,
         direction: info.direction,
+        images: None,
     })
 }
 

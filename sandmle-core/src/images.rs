@@ -1,0 +1,240 @@
+//! Image files beside an environment's tables: [`ImageSpec`] says where
+//! they are and what they hold, [`ImageSet`] holds their bytes, and
+//! [`ImageDna`] is their shape in a task's DNA.
+//!
+//! An image task keeps MLE-bench's layout: `train.csv` holds the id and the
+//! label, `test.csv` the ids, and every row's image is a file in one folder
+//! of `public/` (both splits together, `public/images/<id>.png`). The
+//! folder is covered by a manifest in `private/images.sha256` (one
+//! `sha256  file` line per image, sorted by name), which `grading.json`
+//! hashes like any other file — so `grading.json` stays small however many
+//! images there are, and a changed, added or removed image is caught.
+//!
+//! PNG is the one format the in-process tools decode; files of any format
+//! are kept, hashed and shown to agents' programs alike.
+
+use crate::error::{Error, Result};
+use crate::fsutil::sha256_hex;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Largest number of image files one environment may hold.
+pub const MAX_IMAGES: usize = 1_000_000;
+
+/// Largest image file read, in bytes.
+pub const MAX_IMAGE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Where a task's images are and what they hold. Part of the public
+/// [`crate::TaskSpec`]: an agent is told it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageSpec {
+    /// The folder of `public/` holding every row's image (`images`): one
+    /// plain name, no `/`.
+    pub dir: String,
+    /// Appended to a row's id to name its file: `.png`, or empty when the
+    /// ids carry their own extension (`0a1b.jpg`).
+    pub suffix: String,
+    /// Width in pixels, when every image has the same.
+    pub width: Option<u32>,
+    /// Height in pixels, when every image has the same.
+    pub height: Option<u32>,
+    /// Channels: 1 grey, 3 RGB, 4 RGBA, when every image has the same.
+    pub channels: Option<u8>,
+}
+
+impl ImageSpec {
+    /// PNG files named `<id>.png` in `public/images/`, of one size.
+    pub fn png(width: u32, height: u32, channels: u8) -> ImageSpec {
+        ImageSpec {
+            dir: "images".into(),
+            suffix: ".png".into(),
+            width: Some(width),
+            height: Some(height),
+            channels: Some(channels),
+        }
+    }
+
+    /// The file name of the row with this id, inside [`ImageSpec::dir`].
+    pub fn file_name(&self, id: &str) -> String {
+        format!("{id}{}", self.suffix)
+    }
+
+    /// The file's path relative to `public/` (`images/17.png`).
+    pub fn public_path(&self, id: &str) -> String {
+        format!("{}/{}", self.dir, self.file_name(id))
+    }
+
+    /// Checks that the folder is one plain name and the suffix has no
+    /// path separator.
+    ///
+    /// # Errors
+    /// [`Error::InvalidEnvironment`] saying which.
+    pub fn check(&self) -> Result<()> {
+        if !is_plain_name(&self.dir) {
+            return Err(Error::InvalidEnvironment {
+                reason: format!("image folder `{}` is not a plain name", self.dir),
+            });
+        }
+        if self.suffix.contains(['/', '\\', '\0']) {
+            return Err(Error::InvalidEnvironment {
+                reason: format!("image suffix `{}` holds a separator", self.suffix),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Whether `name` can be one file or folder name: not empty, not `.` or
+/// `..`, no separator or NUL, not hidden.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0'])
+}
+
+/// An environment's image files: file name inside [`ImageSpec::dir`] →
+/// bytes, in name order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImageSet {
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl ImageSet {
+    /// No images.
+    pub fn new() -> ImageSet {
+        ImageSet::default()
+    }
+
+    /// Adds (or replaces) one file.
+    ///
+    /// # Errors
+    /// [`Error::InvalidEnvironment`] if `name` is not a plain file name.
+    pub fn insert(&mut self, name: impl Into<String>, bytes: Vec<u8>) -> Result<()> {
+        let name = name.into();
+        if !is_plain_name(&name) {
+            return Err(Error::InvalidEnvironment { reason: format!("image file name `{name}` is not a plain name") });
+        }
+        self.files.insert(name, bytes);
+        Ok(())
+    }
+
+    /// One file's bytes.
+    pub fn get(&self, name: &str) -> Option<&[u8]> {
+        self.files.get(name).map(Vec::as_slice)
+    }
+
+    /// Number of files.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// `true` when there are no files.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// `(name, bytes)` in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
+    }
+
+    /// Total bytes.
+    pub fn total_bytes(&self) -> usize {
+        self.files.values().map(Vec::len).sum()
+    }
+
+    /// Only the files whose names are in `names` (the images of the rows a
+    /// shrink keeps).
+    pub fn retain_names<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> ImageSet {
+        let files = names
+            .into_iter()
+            .filter_map(|n| self.files.get_key_value(n).map(|(k, v)| (k.clone(), v.clone())))
+            .collect();
+        ImageSet { files }
+    }
+
+    /// The manifest: one `sha256  name` line per file, in name order (the
+    /// format `sha256sum -c` reads, run inside the image folder).
+    pub fn manifest(&self) -> Vec<u8> {
+        let mut out = String::with_capacity(self.files.len() * 80);
+        for (name, bytes) in &self.files {
+            out.push_str(&sha256_hex(bytes));
+            out.push_str("  ");
+            out.push_str(name);
+            out.push('\n');
+        }
+        out.into_bytes()
+    }
+}
+
+/// Parses a manifest written by [`ImageSet::manifest`]: name → sha256.
+///
+/// # Errors
+/// [`Error::InvalidEnvironment`] for a malformed line, an unsafe or
+/// repeated name, or more than [`MAX_IMAGES`] lines.
+pub fn parse_manifest(bytes: &[u8]) -> Result<BTreeMap<String, String>> {
+    let bad = |reason: String| Error::InvalidEnvironment { reason: format!("images.sha256: {reason}") };
+    let text = std::str::from_utf8(bytes).map_err(|_| bad("not UTF-8".into()))?;
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if out.len() >= MAX_IMAGES {
+            return Err(bad(format!("more than {MAX_IMAGES} images")));
+        }
+        let (hash, name) = line.split_once("  ").ok_or_else(|| bad(format!("line {} is not `sha256  name`", i + 1)))?;
+        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad(format!("line {} has no sha256", i + 1)));
+        }
+        if !is_plain_name(name) {
+            return Err(bad(format!("line {} names `{name}`, not a plain file name", i + 1)));
+        }
+        if out.insert(name.to_string(), hash.to_ascii_lowercase()).is_some() {
+            return Err(bad(format!("`{name}` is listed twice")));
+        }
+    }
+    Ok(out)
+}
+
+/// The images of a task's DNA: their shape, without their content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImageDna {
+    /// Width in pixels (the median width when they differ).
+    pub width: u32,
+    /// Height in pixels (the median height when they differ).
+    pub height: u32,
+    /// Channels: 1 grey, 3 RGB, 4 RGBA.
+    pub channels: u8,
+    /// Mean pixel intensity over all images and channels, in `[0, 1]`.
+    pub mean_intensity: f64,
+    /// Standard deviation of the pixel intensity, in `[0, 1]`.
+    pub sd_intensity: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_round_trips_and_refuses_unsafe_names() {
+        let mut set = ImageSet::new();
+        set.insert("b.png", vec![1, 2]).unwrap();
+        set.insert("a.png", vec![3]).unwrap();
+        let parsed = parse_manifest(&set.manifest()).unwrap();
+        assert_eq!(parsed.keys().collect::<Vec<_>>(), ["a.png", "b.png"]);
+        assert_eq!(parsed["a.png"], sha256_hex(&[3]));
+        assert!(set.insert("../answers.csv", vec![]).is_err());
+        assert!(set.insert(".hidden", vec![]).is_err());
+        let hostile = format!("{}  ../../private/answers.csv\n", "0".repeat(64));
+        assert!(parse_manifest(hostile.as_bytes()).is_err());
+        let twice = format!("{h}  a.png\n{h}  a.png\n", h = "0".repeat(64));
+        assert!(parse_manifest(twice.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn spec_refuses_a_folder_that_is_a_path() {
+        let mut spec = ImageSpec::png(32, 32, 3);
+        assert!(spec.check().is_ok());
+        spec.dir = "../private".into();
+        assert!(spec.check().is_err());
+        spec.dir = "images".into();
+        spec.suffix = "/x".into();
+        assert!(spec.check().is_err());
+    }
+}
