@@ -109,7 +109,13 @@ fn stdlib_python_completes_a_sandboxed_code_episode_with_a_valid_submission() {
         return;
     }
     for (steps, (name, codec)) in BOTH.into_iter().flat_map(|s| {
-        [("wine", "sandmle_react"), ("diabetes", "openai_tools"), ("breast_cancer", "hermes_json")].map(|t| (s, t))
+        [
+            ("wine", "sandmle_react"),
+            ("diabetes", "openai_tools"),
+            ("breast_cancer", "hermes_json"),
+            ("digits_png", "sandmle_react"),
+        ]
+        .map(|t| (s, t))
     }) {
         let (backends, starts) = backends_with(steps);
         let task = seed(name);

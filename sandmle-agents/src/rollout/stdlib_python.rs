@@ -4,6 +4,12 @@
 //! ridge regression by the normal equations for values — runs it, scores
 //! it and answers. An end-to-end code episode therefore runs anywhere
 //! `python3` does.
+//!
+//! On an image task ([`TaskSpec::images`]) the program first reads every
+//! row's PNG with a small decoder built on the standard library's `zlib`
+//! (8-bit, non-interlaced; grey, grey + alpha, RGB, RGBA and palette
+//! images; all five row filters) and turns it into features: the grey
+//! image averaged over an 8 x 8 grid, and each colour channel's mean.
 
 use super::{Policy, PolicyTurn};
 use crate::codec::Codec;
@@ -12,9 +18,9 @@ use crate::error::Result;
 use sandmle_core::{Message, SubmissionForm, TaskSpec, ToolSpec};
 use std::sync::Arc;
 
-const PROGRAM: &str = r#"import csv, math
+const PROGRAM: &str = r#"import csv, math, struct, zlib
 
-ID, TARGETS, PREDS, FORM, TEMP, ALPHA = __CONFIG__
+ID, TARGETS, PREDS, FORM, TEMP, ALPHA, IMAGES = __CONFIG__
 
 def read(path):
     with open(path, newline="", encoding="utf-8") as f:
@@ -28,8 +34,77 @@ def num(v):
     except (TypeError, ValueError):
         return None
 
+def png_pixels(path):
+    """(width, height, channels, rows of samples) of an 8-bit PNG."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(path + ": not a PNG file")
+    pos, idat, palette, head = 8, [], b"", None
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            head = struct.unpack(">IIBBBBB", body)
+        elif kind == b"PLTE":
+            palette = body
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+    w, h, depth, ctype, _, _, interlace = head
+    if depth != 8 or interlace:
+        raise ValueError(path + ": only 8-bit, non-interlaced PNG files are read here")
+    ch = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[ctype]
+    raw, stride = zlib.decompress(b"".join(idat)), w * ch
+    prev, rows, i = bytearray(stride), [], 0
+    for _ in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - ch] if x >= ch else 0
+            b = prev[x]
+            c = prev[x - ch] if x >= ch else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    if ctype == 3:
+        rows = [bytearray(v for k in line for v in palette[3 * k:3 * k + 3]) for line in rows]
+        ch = 3
+    return w, h, ch, rows
+
+def image_features(path, grid=8):
+    w, h, ch, rows = png_pixels(path)
+    colours = 3 if ch >= 3 else 1
+    sums, counts, means = [0.0] * (grid * grid), [0] * (grid * grid), [0.0] * colours
+    for y, line in enumerate(rows):
+        for x in range(w):
+            px = line[x * ch:x * ch + colours]
+            for k in range(colours):
+                means[k] += px[k]
+            cell = (y * grid // h) * grid + x * grid // w
+            sums[cell] += sum(px) / colours
+            counts[cell] += 1
+    cells = [s / max(1, c) / 255.0 for s, c in zip(sums, counts)]
+    return cells + [m / (w * h) / 255.0 for m in means] if colours == 3 else cells
+
 train, test = read("train.csv"), read("test.csv")
 print("train rows:", len(train), "test rows:", len(test))
+if IMAGES:
+    folder, suffix = IMAGES
+    for r in train + test:
+        for j, v in enumerate(image_features(folder + "/" + r[ID] + suffix)):
+            r["_image_%d" % j] = v
+    print("image features per row:", len([c for c in test[0] if c.startswith("_image_")]))
 cols = [c for c in test[0].keys() if c != ID and c not in TARGETS]
 feats = [c for c in cols if sum(num(r[c]) is not None for r in train) >= 0.5 * len(train)]
 stats = {}
@@ -134,8 +209,16 @@ pub fn stdlib_program(task: &TaskSpec, variant: u64) -> String {
     let temps = [0.5, 1.0, 2.0, 4.0];
     let alphas = [0.1, 1.0, 10.0, 100.0];
     let i = usize::try_from(variant % 4).unwrap_or(0);
-    let config =
-        serde_json::json!([task.id_column, task.target_columns, task.prediction_columns, form, temps[i], alphas[i]]);
+    let images = task.images.as_ref().map_or(serde_json::json!([]), |s| serde_json::json!([s.dir, s.suffix]));
+    let config = serde_json::json!([
+        task.id_column,
+        task.target_columns,
+        task.prediction_columns,
+        form,
+        temps[i],
+        alphas[i],
+        images
+    ]);
     PROGRAM.replace("__CONFIG__", &config.to_string())
 }
 

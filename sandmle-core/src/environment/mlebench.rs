@@ -5,9 +5,10 @@ use super::read::answer_options;
 use crate::csv::{ReadOptions, read_csv};
 use crate::error::{Error, Result};
 use crate::grading::{GradingSpec, Leaderboard};
+use crate::images::{ImageSet, ImageSpec};
 use crate::provenance::Provenance;
 use crate::task::TaskSpec;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Version of the import, recorded in provenance.
 pub const IMPORT_VERSION: &str = "1";
@@ -34,6 +35,10 @@ pub struct MlebenchImport {
     pub sample_submission_file: String,
     /// A reference leaderboard CSV, if any.
     pub leaderboard: Option<PathBuf>,
+    /// For an image task ([`TaskSpec::images`]): the folders of
+    /// `prepared/public/` a row's image is looked for in, in order (empty:
+    /// the task's image folder, then `train`, `test` and `images`).
+    pub image_dirs: Vec<String>,
 }
 
 impl MlebenchImport {
@@ -47,13 +52,20 @@ impl MlebenchImport {
             test_file: "test.csv".into(),
             sample_submission_file: "sample_submission.csv".into(),
             leaderboard: None,
+            image_dirs: Vec::new(),
         }
     }
 }
 
 /// Imports a prepared MLE-bench competition as an [`Environment`].
 ///
-/// Each CSV may also be stored gzip-compressed as `<name>.gz`.
+/// Each CSV may also be stored gzip-compressed as `<name>.gz`. For an image
+/// task each row's file (`<id><suffix>`) is taken from the first of
+/// [`MlebenchImport::image_dirs`] that holds it — MLE-bench's `train/` and
+/// `test/` folders, say — and lands in the environment's one image folder,
+/// its bytes unchanged. Every image must be a PNG (the format the
+/// in-process tools decode); the task's width, height and channels are
+/// filled in when all images share them.
 /// The answers keep only the id and prediction columns; `test.csv` loses any
 /// target columns it holds. Thresholds are left unset: derive them from the
 /// leaderboard with a [`crate::Grader`].
@@ -114,8 +126,66 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
         grading: GradingSpec::new(task.clone()),
         leaderboard,
         provenance,
-        images: crate::images::ImageSet::new(),
+        images: ImageSet::new(),
     };
+    let mut env = env;
+    if let Some(spec) = &task.images {
+        let (images, shape) = import_images(import, spec, &public, &env)?;
+        env.images = images;
+        let spec = env.grading.task.images.get_or_insert_with(|| spec.clone());
+        spec.dir = "images".into();
+        (spec.width, spec.height, spec.channels) =
+            shape.map_or((None, None, None), |(w, h, c)| (Some(w), Some(h), Some(c)));
+    }
     env.validate()?;
     Ok(env)
+}
+
+/// Reads every row's image; returns them with their common shape, if any.
+fn import_images(
+    import: &MlebenchImport,
+    spec: &ImageSpec,
+    public: &Path,
+    env: &Environment,
+) -> Result<(ImageSet, Option<(u32, u32, u8)>)> {
+    spec.check()?;
+    let dirs: Vec<String> = if import.image_dirs.is_empty() {
+        let mut d = vec![spec.dir.clone()];
+        d.extend(["train", "test", "images"].iter().map(|s| s.to_string()).filter(|s| *s != spec.dir));
+        d
+    } else {
+        import.image_dirs.clone()
+    };
+    if let Some(bad) = dirs.iter().find(|d| !crate::images::is_plain_name(d)) {
+        return Err(Error::InvalidEnvironment { reason: format!("image folder `{bad}` is not a plain name") });
+    }
+    let id = &env.grading.task.id_column;
+    let mut images = ImageSet::new();
+    let mut shape: Option<Option<(u32, u32, u8)>> = None;
+    for table in [&env.train, &env.test] {
+        let ids = table.column(id)?;
+        for r in 0..ids.len() {
+            let row_id = ids.get_str(r).unwrap_or_default();
+            let name = spec.file_name(&row_id);
+            let Some(path) = dirs.iter().map(|d| public.join(d).join(&name)).find(|p| p.is_file()) else {
+                return Err(Error::MissingFile {
+                    path: public.join(dirs.first().map_or("images", String::as_str)).join(&name),
+                });
+            };
+            let bytes = crate::fsutil::read_regular(&path, crate::images::MAX_IMAGE_BYTES)?;
+            let pixels = crate::png_io::decode_png(&bytes, &path.display().to_string()).map_err(|_| {
+                Error::InvalidEnvironment {
+                    reason: format!("{} is not a PNG this import reads (images must be PNG files)", path.display()),
+                }
+            })?;
+            let this = (pixels.width, pixels.height, pixels.channels);
+            shape = Some(match shape {
+                None => Some(this),
+                Some(Some(s)) if s == this => Some(s),
+                Some(_) => None,
+            });
+            images.insert(name, bytes)?;
+        }
+    }
+    Ok((images, shape.flatten()))
 }

@@ -41,6 +41,15 @@ pub struct ImportArgs {
     /// A leaderboard CSV; thresholds are derived from it.
     #[arg(long)]
     leaderboard: Option<PathBuf>,
+    /// An image task: the folders of `prepared/public/` holding the rows'
+    /// image files, comma-separated (`train,test`). Sets the task's images
+    /// (without --task) and where they are looked for.
+    #[arg(long, value_delimiter = ',')]
+    images: Vec<String>,
+    /// What follows a row's id in its image's file name (with --images;
+    /// empty when the ids carry the extension).
+    #[arg(long = "image-suffix", default_value = ".png")]
+    image_suffix: String,
     /// Gzip tables whose CSV exceeds this many bytes.
     #[arg(long = "gzip-over")]
     gzip_over: Option<usize>,
@@ -103,6 +112,17 @@ pub fn import(a: &ImportArgs, g: &Globals) -> Result<ExitCode, Failure> {
         }
         None => task_from_flags(a)?,
     };
+    let mut task = task;
+    if !a.images.is_empty() && task.images.is_none() {
+        task.modality = Modality::Image;
+        task.images = Some(sandmle_core::ImageSpec {
+            dir: "images".into(),
+            suffix: a.image_suffix.clone(),
+            width: None,
+            height: None,
+            channels: None,
+        });
+    }
     let expected: Direction = StandardMetric::from_spec(&task.metric)?.info().direction;
     if expected != task.direction {
         return Err(Failure::usage(format!(
@@ -112,6 +132,7 @@ pub fn import(a: &ImportArgs, g: &Globals) -> Result<ExitCode, Failure> {
     }
     let mut import = MlebenchImport::new(&a.competition, &a.answers, task);
     import.leaderboard = a.leaderboard.clone();
+    import.image_dirs = a.images.clone();
     let mut env = import_mlebench(&import)?;
     if let Some(lb) = &env.leaderboard {
         let t = StandardGrader.thresholds(lb)?;

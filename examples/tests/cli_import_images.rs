@@ -1,0 +1,84 @@
+//! `sandmle import --images`: a prepared MLE-bench image competition
+//! (PNG files in `public/train/` and `public/test/`) becomes an image
+//! environment, and a competition whose images are missing or not PNG is
+//! refused with a clear error.
+
+mod common;
+use common::{json, sandmle};
+use sandmle_core::{Environment, Pixels, encode_png};
+use std::path::Path;
+
+/// A 40-row competition: `id,has_cactus` in train.csv, an 6 x 4 RGB PNG per
+/// row, split 30 / 10 into `train/` and `test/`.
+fn stage(dir: &Path) {
+    let public = dir.join("prepared/public");
+    let private = dir.join("prepared/private");
+    for d in [public.join("train"), public.join("test"), private.clone()] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let (mut train, mut test, mut answers, mut sample) = (
+        String::from("id,has_cactus\n"),
+        String::from("id\n"),
+        String::from("id,has_cactus\n"),
+        String::from("id,has_cactus\n"),
+    );
+    for i in 0..40u8 {
+        let label = i % 2;
+        let png =
+            encode_png(&Pixels { width: 6, height: 4, channels: 3, data: vec![i * 3 + label * 100; 72] }).unwrap();
+        let id = format!("c{i:02}");
+        let split = if i < 30 { "train" } else { "test" };
+        std::fs::write(public.join(split).join(format!("{id}.png")), png).unwrap();
+        if i < 30 {
+            train.push_str(&format!("{id},{label}\n"));
+        } else {
+            test.push_str(&format!("{id}\n"));
+            answers.push_str(&format!("{id},{label}\n"));
+            sample.push_str(&format!("{id},0.5\n"));
+        }
+    }
+    std::fs::write(public.join("train.csv"), train).unwrap();
+    std::fs::write(public.join("test.csv"), test).unwrap();
+    std::fs::write(public.join("sample_submission.csv"), sample).unwrap();
+    std::fs::write(public.join("description.md"), "# Cacti\n").unwrap();
+    std::fs::write(private.join("answers.csv"), answers).unwrap();
+}
+
+fn import(dir: &Path, out: &Path) -> std::process::Output {
+    let (c, o) = (dir.display().to_string(), out.display().to_string());
+    sandmle(&["--json", "import", "--competition", &c, "--metric", "roc_auc", "--images", "train,test", "--out", &o])
+}
+
+#[test]
+fn an_mlebench_image_competition_imports_with_its_images() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (comp, out) = (tmp.path().join("cactus"), tmp.path().join("env"));
+    stage(&comp);
+    let done = import(&comp, &out);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let env = Environment::read(&out).unwrap();
+    let spec = env.task().images.clone().unwrap();
+    assert_eq!((spec.dir.as_str(), spec.suffix.as_str()), ("images", ".png"));
+    assert_eq!((spec.width, spec.height, spec.channels), (Some(6), Some(4), Some(3)));
+    assert_eq!(env.images.len(), 40);
+    assert_eq!(env.task().modality, sandmle_core::Modality::Image);
+    let original = std::fs::read(comp.join("prepared/public/test/c33.png")).unwrap();
+    assert_eq!(std::fs::read(out.join("prepared/public/images/c33.png")).unwrap(), original, "bytes kept as they are");
+}
+
+#[test]
+fn a_missing_or_non_png_image_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let comp = tmp.path().join("cactus");
+    stage(&comp);
+    std::fs::remove_file(comp.join("prepared/public/train/c05.png")).unwrap();
+    let out = import(&comp, &tmp.path().join("a"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(json(&out)["error"]["message"].as_str().unwrap().contains("c05.png"), "{}", json(&out));
+
+    std::fs::write(comp.join("prepared/public/train/c05.png"), b"\xff\xd8\xff\xe0 a JPEG").unwrap();
+    let out = import(&comp, &tmp.path().join("b"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(json(&out)["error"]["message"].as_str().unwrap().contains("not a PNG"), "{}", json(&out));
+    assert!(!tmp.path().join("b").exists());
+}
