@@ -141,13 +141,16 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     Ok(env)
 }
 
+/// Width, height and channels.
+type Shape = (u32, u32, u8);
+
 /// Reads every row's image; returns them with their common shape, if any.
 fn import_images(
     import: &MlebenchImport,
     spec: &ImageSpec,
     public: &Path,
     env: &Environment,
-) -> Result<(ImageSet, Option<(u32, u32, u8)>)> {
+) -> Result<(ImageSet, Option<Shape>)> {
     spec.check()?;
     let dirs: Vec<String> = if import.image_dirs.is_empty() {
         let mut d = vec![spec.dir.clone()];
@@ -161,7 +164,7 @@ fn import_images(
     }
     let id = &env.grading.task.id_column;
     let mut images = ImageSet::new();
-    let mut shape: Option<Option<(u32, u32, u8)>> = None;
+    let mut shape: Option<Option<Shape>> = None;
     for table in [&env.train, &env.test] {
         let ids = table.column(id)?;
         for r in 0..ids.len() {
