@@ -51,10 +51,24 @@ pub fn write_description(env: &Environment, plan: &TaskPlan, brief: &Brief) -> S
         format!("- `train.csv`: {} rows: `{}`, the features below and {targets}.", env.train.n_rows(), task.id_column),
         format!("- `test.csv`: {} rows: `{}` and the features.", env.test.n_rows(), task.id_column),
         "- `sample_submission.csv`: a valid submission with a constant prediction.".into(),
-        String::new(),
-        "## Columns".into(),
-        String::new(),
     ];
+    if let Some(images) = &task.images {
+        let size = match (images.width, images.height, images.channels) {
+            (Some(w), Some(h), Some(c)) => format!(" {w} x {h} pixel, {c}-channel"),
+            _ => String::new(),
+        };
+        lines.push(format!(
+            "- `{}`: one{size} image per row of `train.csv` and `test.csv`, named by the row's `{}`.",
+            images.public_path("<id>"),
+            task.id_column
+        ));
+    }
+    lines.extend([String::new(), "## Columns".into(), String::new()]);
+    let features =
+        env.train.names().iter().filter(|n| **n != task.id_column && !task.target_columns.contains(n)).count();
+    if features == 0 && task.images.is_some() {
+        lines.push("No feature columns: each row's image is what the prediction is made from.".into());
+    }
     for (name, col) in env.train.iter() {
         if name == task.id_column || task.target_columns.iter().any(|t| t == name) {
             continue;

@@ -116,6 +116,10 @@ pub fn write(sources: &[Source], out: &Path, sandmle_bin: Option<&Path>) -> Resu
             };
             write_file(&public.join(f), bytes)?;
         }
+        // An image task's folder goes as it is.
+        if let Some(images) = &bundle.spec.task.images {
+            copy_tree(&dir.join("prepared/public").join(&images.dir), &public.join(&images.dir))?;
+        }
         write_file(&public.join("evaluator.py"), shim(name, &bin))?;
         // The sanity check: the sample submission grades as valid.
         let sample = public.join("sample_submission.csv");
