@@ -7,7 +7,7 @@
 //! features of [`ImageFeaturizer`] (downsampled pixels, colour histograms,
 //! gradient-orientation histograms, per-plane mean and standard
 //! deviation) and appends them to both tables, so every pipeline spec runs
-//! on an image task unchanged. See [`features`](self::ImageFeaturizer) for
+//! on an image task unchanged. See [`ImageFeaturizer`] for
 //! the column names and the exact definitions.
 //!
 //! An image that is missing or cannot be decoded is the environment's
