@@ -155,6 +155,16 @@ pub enum Error {
         /// Why it cannot be used.
         reason: String,
     },
+    /// An image of the environment is missing or cannot be decoded: the
+    /// environment is broken, not the solution (converted into
+    /// [`sandmle_core::Error::InvalidEnvironment`]).
+    #[error("image `{file}`: {reason}")]
+    Image {
+        /// The file (`images/17.png`), or the row without an id.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// An error from `sandmle-core` (reading or writing tables).
     #[error(transparent)]
     Core(#[from] sandmle_core::Error),
@@ -167,6 +177,9 @@ impl From<Error> for sandmle_core::Error {
     fn from(e: Error) -> Self {
         match e {
             Error::Core(inner) => inner,
+            Error::Image { file, reason } => {
+                sandmle_core::Error::InvalidEnvironment { reason: format!("image `{file}`: {reason}") }
+            }
             other => sandmle_core::Error::port("executor", other),
         }
     }
@@ -178,9 +191,12 @@ impl Error {
     /// or panics on it, a run past its time limit. Executors report these
     /// as [`sandmle_core::ExecStatus::Rejected`] (or `TimedOut`) executions;
     /// the rest ([`Error::Io`], [`Error::Sandbox`], [`Error::Python`], [`Error::Core`]) are
-    /// the executor's own faults.
+    /// the executor's own faults, and [`Error::Image`] the environment's.
     pub fn is_solution_fault(&self) -> bool {
-        !matches!(self, Error::Io { .. } | Error::Sandbox { .. } | Error::Python { .. } | Error::Core(_))
+        !matches!(
+            self,
+            Error::Io { .. } | Error::Sandbox { .. } | Error::Python { .. } | Error::Image { .. } | Error::Core(_)
+        )
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

@@ -1,6 +1,7 @@
 //! [`PipelineExecutor`]: runs a [`PipelineSpec`] in-process.
 
 use crate::error::{Error, Result};
+use crate::image::image_feature_tables;
 use crate::model::{self, Clock, Prediction};
 use crate::preprocess::{Frames, TargetSignal};
 use crate::spec::{CheckedPipeline, PipelineSpec};
@@ -30,7 +31,9 @@ const IN_PROCESS: &str = "in-process: a declarative pipeline reads only the publ
 pub struct PipelineRun {
     /// The submission (id column and prediction columns).
     pub submission: Table,
-    /// `load`, `preprocess`, `fit`, `predict` and `assemble`, in microseconds.
+    /// `load`, `preprocess`, `fit`, `predict` and `assemble`, in
+    /// microseconds; first `image_features` on an image task whose view
+    /// holds its images.
     pub timings: Timings,
 }
 
@@ -43,12 +46,16 @@ impl PipelineExecutor {
     /// Runs a checked pipeline on `view`: fits every step and the model on
     /// the training rows (one model per target column), predicts the test
     /// rows, and assembles the submission in the form the metric needs.
+    /// On an image task whose view holds its images, the image features
+    /// ([`crate::image::image_feature_tables`]) are appended to both tables
+    /// first.
     ///
     /// # Errors
     /// Typed errors for unknown columns, features left non-numeric or
     /// incomplete, models unfit for the task, too few rows, smartcore
     /// failures and the time limit ([`Error::is_solution_fault`] tells them
-    /// from the executor's own faults).
+    /// from the executor's own faults); [`Error::Image`] for a missing or
+    /// undecodable image (the environment's fault).
     pub fn run(&self, spec: &CheckedPipeline, view: &PublicView<'_>) -> Result<PipelineRun> {
         let clock = Clock::with_limit(self.time_limit);
         let spec: &PipelineSpec = spec;
@@ -58,20 +65,33 @@ impl PipelineExecutor {
         }
         let mut timings = Timings::default();
         let start = Instant::now();
+        // An image task's rows are their images: their features join the
+        // tables before any step (a view whose tables already hold them
+        // passes no images, as the panel does).
+        let featurized;
+        let (train, test) = if task.images.is_some() && !view.images.is_empty() {
+            featurized = image_feature_tables(view)?;
+            timings.push("image_features", start.elapsed());
+            clock.check_deadline()?;
+            (&featurized.0, &featurized.1)
+        } else {
+            (view.train, view.test)
+        };
+        let start = Instant::now();
         let id = task.id_column.as_str();
         let features: Vec<String> =
-            view.train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
-        if let Some(missing) = features.iter().find(|f| !view.test.has_column(f)) {
+            train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
+        if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
             return Err(Error::MissingTestColumn { column: missing.clone() });
         }
-        let mut frames = Frames { train: view.train.select(&features)?, test: view.test.select(&features)? };
-        let ids = view.test.column(id)?.clone();
+        let mut frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
+        let ids = test.column(id)?.clone();
         let classes = !matches!(task.submission_form(), SubmissionForm::Value);
         let targets: Vec<Target> = task
             .target_columns
             .iter()
             .map(|name| {
-                let col = view.train.column(name)?;
+                let col = train.column(name)?;
                 Ok(if classes {
                     Target::Classes(Classes::from_column(name, col)?)
                 } else {

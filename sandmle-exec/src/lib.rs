@@ -7,6 +7,9 @@
 //!   micro data, deterministic for a spec seed;
 //! - [`Panel`]: the versioned baseline panel, weak to strong, whose
 //!   graded scores form an environment's reference leaderboard;
+//! - [`image`]: the features the in-process models learn from on an image
+//!   task, computed from its PNG files (the pipeline executor and the panel
+//!   append them to the tables);
 //! - [`ProcessExecutor`]: runs an agent's own program in a fresh
 //!   workspace holding only public files, inside bubblewrap — required by
 //!   default: a machine where the sandbox cannot be created refuses the run
@@ -51,6 +54,7 @@
 
 mod error;
 mod executor;
+pub mod image;
 mod model;
 mod panel;
 mod preprocess;

@@ -20,12 +20,19 @@
 //! the smartcore forest are left out above [`KNN_MAX_ROWS`] rows): the
 //! panel then runs in minutes on 100,000-row seeds. The test rows are never
 //! subsampled.
+//!
+//! On an image task every spec learns from the image features of
+//! [`crate::image`], computed once per panel run (after the subsample) and
+//! shared by every member; kNN and the smartcore forest are left out there
+//! (on 200-350 features they would take two thirds of the panel's time).
 
 use crate::executor::PipelineExecutor;
+use crate::image::image_feature_tables;
 use crate::spec::{EncodeMethod, ImputeStrategy, ModelSpec, PipelineSpec, ScaleMethod, Step};
 use rayon::prelude::*;
 use sandmle_core::{
-    BaselinePanel, Environment, Grader, Leaderboard, LeaderboardEntry, SubmissionForm, TaskSpec, rng_for,
+    BaselinePanel, Environment, Grader, ImageSet, Leaderboard, LeaderboardEntry, PublicView, SubmissionForm, TaskSpec,
+    rng_for,
 };
 use serde::Serialize;
 use std::time::Instant;
@@ -112,7 +119,9 @@ fn knn(k: usize, distance_weighted: bool) -> ModelSpec {
 }
 
 impl Panel {
-    /// The panel's specs for a task with `train_rows` training rows.
+    /// The panel's specs for a task with `train_rows` training rows (kNN
+    /// and the smartcore forest only up to [`KNN_MAX_ROWS`] rows and not on
+    /// image tasks).
     pub fn specs(&self, task: &TaskSpec, train_rows: usize) -> Vec<PipelineSpec> {
         let rows = self.max_train_rows.map_or(train_rows, |cap| train_rows.min(cap));
         let values = task.submission_form() == SubmissionForm::Value;
@@ -146,7 +155,10 @@ impl Panel {
             spec("tree-6", 0, None, tree(Some(6), 1)),
             spec("tree-leaf-5", 0, None, tree(None, 5)),
         ]);
-        if rows <= KNN_MAX_ROWS {
+        // On an image task every row has hundreds of features, where
+        // smartcore's cover-tree kNN and its forest cost 90-140 ms each on
+        // 200 x 400 rows: more than the rest of the panel together.
+        if rows <= KNN_MAX_ROWS && task.images.is_none() {
             s.extend([
                 spec("knn-1", 0, None, knn(1, false)),
                 spec("knn-5", 0, None, knn(5, false)),
@@ -172,11 +184,13 @@ impl Panel {
 
     /// Runs every spec on `env` (in parallel, results in panel order) and
     /// grades each with `grader`. A member that fails or whose submission
-    /// is invalid gets no score, with the reason.
+    /// is invalid gets no score, with the reason. An image task's images
+    /// are featurized once for all members.
     ///
     /// # Errors
     /// When the grader finds the environment broken (no member could have
-    /// been graded).
+    /// been graded), or an image is missing or cannot be decoded
+    /// ([`sandmle_core::Error::InvalidEnvironment`]).
     pub fn run(&self, env: &Environment, grader: &dyn Grader) -> sandmle_core::Result<PanelReport> {
         let train_rows = env.train.n_rows();
         let mut fit_env;
@@ -191,14 +205,25 @@ impl Panel {
             }
             _ => env,
         };
+        // An image task's images are decoded and featurized once, here, and
+        // every member runs on the featurized tables (with no images, so
+        // the executor does not featurize them again).
+        let featurized = match (&env.task().images, env_used.images.is_empty()) {
+            (Some(_), false) => Some(image_feature_tables(&env_used.public_view())?),
+            _ => None,
+        };
+        let no_images = ImageSet::new();
+        let view = match &featurized {
+            Some((train, test)) => PublicView { train, test, images: &no_images, ..env_used.public_view() },
+            None => env_used.public_view(),
+        };
         let specs = self.specs(env.task(), env_used.train.n_rows());
         let entries: Vec<PanelEntry> = specs
             .into_par_iter()
             .map(|spec| {
                 let start = Instant::now();
                 let name = spec.name.clone();
-                let outcome =
-                    spec.check().and_then(|spec| PipelineExecutor::default().run(&spec, &env_used.public_view()));
+                let outcome = spec.check().and_then(|spec| PipelineExecutor::default().run(&spec, &view));
                 let (score, error) = match outcome {
                     Ok(run) => {
                         // The leaderboard holds scores as graders compare

@@ -3,6 +3,8 @@
 //! interpreter), and the Python environment CI provides.
 #![allow(dead_code)]
 
+pub mod image_env;
+
 use sandmle_core::{Environment, Execution, Program, Workspace};
 use sandmle_exec::{
     CodeSteps, Limits, ProcessExecutor, PythonChoice, PythonSettings, SandboxMode, bubblewrap_available,

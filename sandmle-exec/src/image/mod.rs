@@ -1,0 +1,91 @@
+//! Image features: what the in-process models learn from on an image task.
+//!
+//! An image task's `train.csv` holds only the id and the label and its
+//! `test.csv` only the ids; each row's image is the file
+//! [`ImageSpec::file_name`](sandmle_core::ImageSpec::file_name) of its id.
+//! [`image_feature_tables`] decodes every row's PNG, computes the fixed
+//! features of [`ImageFeaturizer`] (downsampled pixels, colour histograms,
+//! gradient-orientation histograms, per-plane mean and standard
+//! deviation) and appends them to both tables, so every pipeline spec runs
+//! on an image task unchanged. See [`ImageFeaturizer`] for
+//! the column names and the exact definitions.
+//!
+//! An image that is missing or cannot be decoded is the environment's
+//! fault, not the solution's: [`Error::Image`].
+
+mod features;
+
+pub use features::{GRID, HIST_BINS, HOG_BINS, HOG_CELLS, HOG_EPS, ImageFeaturizer};
+
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use sandmle_core::{Column, ImageSet, ImageSpec, Pixels, PublicView, Table};
+
+/// Decodes one image file, naming it in the error.
+///
+/// # Errors
+/// [`Error::Image`] if `bytes` is not a PNG the decoder reads.
+pub fn decode_image(bytes: &[u8], file: &str) -> Result<Pixels> {
+    sandmle_core::decode_png(bytes, file).map_err(|e| Error::Image {
+        file: file.into(),
+        reason: match e {
+            sandmle_core::Error::InvalidEnvironment { reason } => reason,
+            other => other.to_string(),
+        },
+    })
+}
+
+/// The images of a table's rows, in row order.
+fn decode_rows(table: &Table, what: &str, id_column: &str, spec: &ImageSpec, images: &ImageSet) -> Result<Vec<Pixels>> {
+    let ids = table.column(id_column)?;
+    let decoded: Vec<Result<Pixels>> = (0..table.n_rows())
+        .into_par_iter()
+        .map(|r| {
+            let id = ids.get_str(r).ok_or_else(|| Error::Image {
+                file: format!("row {} of {what}", r + 1),
+                reason: "the row has no id".into(),
+            })?;
+            let name = spec.file_name(&id);
+            let bytes = images.get(&name).ok_or_else(|| Error::Image {
+                file: spec.public_path(&id),
+                reason: format!("no such file for row {} of {what}", r + 1),
+            })?;
+            decode_image(bytes, &spec.public_path(&id))
+        })
+        .collect();
+    // The first failure in row order, whatever the thread count.
+    decoded.into_iter().collect()
+}
+
+/// `table` with the features of `pixels` (one per row) appended.
+fn append(table: &Table, pixels: &[Pixels], featurizer: &ImageFeaturizer) -> Result<Table> {
+    let rows: Vec<Result<Vec<f64>>> = pixels.par_iter().map(|p| featurizer.extract(p)).collect();
+    let rows: Vec<Vec<f64>> = rows.into_iter().collect::<Result<_>>()?;
+    let mut out = table.clone();
+    for (j, name) in featurizer.names().into_iter().enumerate() {
+        out.push_column(name, Column::Numeric(rows.iter().map(|r| r[j]).collect()))?;
+    }
+    Ok(out)
+}
+
+/// The view's `train.csv` and `test.csv` with the image features of every
+/// row appended (id, target and any other columns kept, in their order).
+/// The featurizer is colour when any image of either split has colour.
+///
+/// # Errors
+/// [`Error::UnsupportedTask`] if the task has no images;
+/// [`Error::Image`] for a row without an id, a missing file or one that is
+/// not a readable PNG (the environment is broken); [`Error::Core`] if a
+/// table already has a column of a feature's name.
+pub fn image_feature_tables(view: &PublicView<'_>) -> Result<(Table, Table)> {
+    let spec = view
+        .task
+        .images
+        .as_ref()
+        .ok_or_else(|| Error::UnsupportedTask { reason: "the task has no images to featurize".into() })?;
+    let id = view.task.id_column.as_str();
+    let train = decode_rows(view.train, "train.csv", id, spec, view.images)?;
+    let test = decode_rows(view.test, "test.csv", id, spec, view.images)?;
+    let featurizer = ImageFeaturizer::for_images(train.iter().chain(&test));
+    Ok((append(view.train, &train, &featurizer)?, append(view.test, &test, &featurizer)?))
+}
