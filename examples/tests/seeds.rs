@@ -54,6 +54,10 @@ fn seeds_cover_the_required_kinds_and_stay_small() {
     assert!(has(&|e| e.task().kind == TaskKind::MulticlassClassification));
     assert!(has(&|e| e.task().kind == TaskKind::Regression));
     assert!(has(&|e| e.task().modality == Modality::Image));
+    assert!(
+        has(&|e| e.task().images.is_some() && e.images.len() == e.train.n_rows() + e.test.n_rows()),
+        "images as files"
+    );
     assert!(has(&|e| e.task().modality == Modality::Text));
     assert!(has(&|e| e.train.n_rows() >= 100_000), "a seed with 100,000 training rows or more");
     // An imbalanced binary seed: minority class under 10%.

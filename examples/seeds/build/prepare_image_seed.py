@@ -154,7 +154,7 @@ The `digits` seed's: the same ids in the same split.
 
 ## Leaderboard
 
-`prepared/private/leaderboard.csv` holds the baseline panel's valid results on this seed's own split (features computed from the PNG files: downsampled pixels, intensity histograms and gradient-orientation histograms), best first; `grading.json`'s thresholds derive from it with MLE-bench's rule. Regenerate with `sandmle panel --env examples/seeds/digits_png --write`.
+`prepared/private/leaderboard.csv` holds the baseline panel's valid results on this seed's own split (features computed from the PNG files: downsampled pixels, intensity histograms and gradient-orientation histograms), best first; `grading.json`'s thresholds derive from it with MLE-bench's rule. Regenerate with `sandmle panel --env examples/seeds/digits_png --write`. Logistic regression leads at accuracy 0.98329 (three values of `C` tie), so on this full seed gold and silver coincide and its `thresholds_ordered` gate fails; the gates are for the micro environments shrunk from it, which pass them (the quickstart's table).
 """
 
 if __name__ == "__main__":
