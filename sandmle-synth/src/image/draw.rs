@@ -12,7 +12,7 @@
 
 use super::factors::{ImageFactors, ShapeKind};
 use crate::error::{Error, Result};
-use rand::RngExt;
+use rand::{Rng, RngExt};
 use sandmle_core::{Pixels, SeedRng, encode_png};
 use tiny_skia::{
     Color, FillRule, GradientStop, LinearGradient, Paint, Path, PathBuilder, Pixmap, Point, Rect, Shader, SpreadMode,
@@ -150,8 +150,7 @@ fn draw_clutter(pixmap: &mut Pixmap, f: &ImageFactors, rng: &mut SeedRng) {
 /// they turn with it).
 fn shape_paint(f: &ImageFactors, channels: u8, side: f32) -> Paint<'static> {
     let main = shape_colour(f, channels);
-    let mut paint = Paint::default();
-    paint.anti_alias = true;
+    let mut paint = Paint { anti_alias: true, ..Paint::default() };
     paint.set_color(colour(main, 255));
     if f.stripes > 0 {
         let dim = main.map(|c| (u16::from(c) * 9 / 20) as u8);
@@ -233,33 +232,37 @@ fn samples(pixmap: &Pixmap, channels: u8) -> Vec<u8> {
 }
 
 /// A separable box blur of `radius` pixels, edges clamped, integer
-/// rounding.
+/// rounding: a running sum along each line, so the cost does not grow
+/// with the radius.
 fn box_blur(data: &mut [u8], canvas: &Canvas, radius: usize) {
     if radius == 0 {
         return;
     }
     let (w, h, c) = (canvas.width as usize, canvas.height as usize, usize::from(canvas.channels));
     let taps = (2 * radius + 1) as u32;
-    let pass = |data: &mut [u8], along_x: bool| {
-        let src = data.to_vec();
-        let (len, lines) = if along_x { (w, h) } else { (h, w) };
-        for line in 0..lines {
-            for i in 0..len {
-                for ch in 0..c {
-                    let mut sum = 0u32;
-                    for k in 0..taps as usize {
-                        let j = (i + k).saturating_sub(radius).min(len - 1);
-                        let (x, y) = if along_x { (j, line) } else { (line, j) };
-                        sum += u32::from(src[(y * w + x) * c + ch]);
-                    }
-                    let (x, y) = if along_x { (i, line) } else { (line, i) };
-                    data[(y * w + x) * c + ch] = ((sum + taps / 2) / taps) as u8;
-                }
-            }
+    // One line of `len` samples, `stride` apart, from `start`.
+    let line = |src: &[u8], dst: &mut [u8], start: usize, stride: usize, len: usize| {
+        let at = |i: isize| u32::from(src[start + (i.clamp(0, len as isize - 1) as usize) * stride]);
+        let r = radius as isize;
+        let mut sum: u32 = (-r..=r).map(at).sum();
+        for i in 0..len {
+            dst[start + i * stride] = ((sum + taps / 2) / taps) as u8;
+            let i = i as isize;
+            sum = sum + at(i + r + 1) - at(i - r);
         }
     };
-    pass(data, true);
-    pass(data, false);
+    let mut src = data.to_vec();
+    for y in 0..h {
+        for ch in 0..c {
+            line(&src, data, y * w * c + ch, c, w);
+        }
+    }
+    src.copy_from_slice(data);
+    for x in 0..w {
+        for ch in 0..c {
+            line(&src, data, x * c + ch, w * c, h);
+        }
+    }
 }
 
 /// Adds noise of standard deviation `sd` levels to every sample: the sum
@@ -271,8 +274,9 @@ fn add_noise(data: &mut [u8], sd: u8, rng: &mut SeedRng) {
     }
     // 65536 / 147.8 ≈ 443.
     let scale = i32::from(sd) * 443;
-    for v in data.iter_mut() {
-        let b = rng.random::<u32>().to_le_bytes();
+    let mut bytes = vec![0u8; data.len() * 4];
+    rng.fill_bytes(&mut bytes);
+    for (v, b) in data.iter_mut().zip(bytes.chunks_exact(4)) {
         let s = i32::from(b[0]) + i32::from(b[1]) - i32::from(b[2]) - i32::from(b[3]);
         let delta = (s * scale) >> 16;
         *v = (i32::from(*v) + delta).clamp(0, 255) as u8;
@@ -290,5 +294,10 @@ mod tests {
         let mut data = vec![90; 12];
         box_blur(&mut data, &canvas, 2);
         assert_eq!(data, vec![90; 12]);
+        // One bright sample spreads over its 3 x 3 box (radius 1), edges clamped.
+        let canvas = Canvas { width: 3, height: 3, channels: 1 };
+        let mut data = vec![0, 0, 0, 0, 90, 0, 0, 0, 0];
+        box_blur(&mut data, &canvas, 1);
+        assert_eq!(data, vec![10, 10, 10, 10, 10, 10, 10, 10, 10]);
     }
 }

@@ -48,6 +48,21 @@
 //! row order, so the bytes are the same on every run and thread count.
 //! Byte identity is tested on x86-64 (see [`render`] on the float
 //! rasteriser).
+//!
+//! ```
+//! use sandmle_core::testing::tiny_image_environment;
+//! use sandmle_synth::{DnaSynthesizer, extract_dna};
+//!
+//! let dna = extract_dna(&tiny_image_environment()).unwrap();
+//! assert!(dna.images.is_some() && dna.features.is_empty());
+//! let env = DnaSynthesizer::default().synthesize_env(&dna, "tiny", 1).unwrap();
+//! assert_eq!(env.test.names(), ["id"]);
+//! assert_eq!(env.images.len(), env.train.n_rows() + env.test.n_rows());
+//! ```
+//!
+//! Rendering speed: `cargo run --release -p sandmle-synth --example
+//! image_timing` (600 images of 32 x 32 RGB on one thread; the figure is in
+//! this crate's README).
 
 mod draw;
 mod dress;
