@@ -41,7 +41,14 @@ pub(crate) fn describe(task: &TaskSpec, story: &Story, train: &Table, test_rows:
         }
         let _ = writeln!(s, "- `{name}` ({}; {} missing)", type_word(col.column_type()), col.missing_count());
     }
-    let _ = writeln!(s, "\n## Evaluation\n");
+    let _ = writeln!(s);
+    evaluation(&mut s, task);
+    s
+}
+
+/// The `## Evaluation` and `## Submission format` sections.
+pub(crate) fn evaluation(s: &mut String, task: &TaskSpec) {
+    let _ = writeln!(s, "## Evaluation\n");
     let better = if task.direction.is_lower_better() { "lower" } else { "higher" };
     let _ = writeln!(s, "Submissions are scored with `{}` ({better} is better).\n", task.metric.name);
     let _ = writeln!(s, "## Submission format\n");
@@ -49,5 +56,4 @@ pub(crate) fn describe(task: &TaskSpec, story: &Story, train: &Table, test_rows:
     let header: Vec<&str> =
         std::iter::once(task.id_column.as_str()).chain(task.prediction_columns.iter().map(String::as_str)).collect();
     let _ = writeln!(s, "A CSV file with the header `{}` and one row per test id, holding {form}.", header.join(","));
-    s
 }

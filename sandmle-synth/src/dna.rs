@@ -5,8 +5,8 @@ use crate::labelled::tables;
 use crate::random::shuffle;
 use crate::stats::{correlation, mean, sd, shape};
 use sandmle_core::{
-    Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, Signal, Solution, TargetDna, TaskDna,
-    rng_for,
+    Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, ImageDna, ImageSpec, Signal, Solution,
+    TargetDna, TaskDna, decode_png, rng_for,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,10 +15,15 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const CORRELATION_FLOOR: f64 = 0.3;
 
 /// The DNA of an environment: its structure, without names or meaning.
-/// The signal is left unset; see [`measure_signal`].
+/// The signal is left unset; see [`measure_signal`]. For an image task
+/// ([`sandmle_core::TaskSpec::images`]) the features are the tables' (none,
+/// usually) and [`TaskDna::images`] holds the images' size, channels and
+/// intensity, decoded from the training rows' PNGs.
 ///
 /// # Errors
-/// [`crate::Error::Core`] if a target column is missing.
+/// [`crate::Error::Core`] if a target column is missing;
+/// [`crate::Error::Unsupported`] for an image task none of whose training
+/// images is a readable PNG.
 pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
     let task = env.task();
     let feature_names: Vec<&str> = env
@@ -120,7 +125,68 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
         n_prediction_columns: task.prediction_columns.len(),
         correlations,
         signal: None,
-        images: None,
+        images: match &task.images {
+            Some(spec) => Some(image_dna(env, spec)?),
+            None => None,
+        },
+    })
+}
+
+/// Most training images decoded for the DNA.
+const IMAGE_SAMPLE: usize = 2000;
+
+/// The shape of a task's training images, decoded from their PNGs (at most
+/// [`IMAGE_SAMPLE`], in row order): the median width and height, the most
+/// common channel count (the smaller on ties), and the mean and standard
+/// deviation of every colour sample (alpha aside) scaled to `[0, 1]`.
+/// Files that are not readable PNGs are skipped.
+fn image_dna(env: &Environment, spec: &ImageSpec) -> Result<ImageDna> {
+    let ids = env.train.column(&env.task().id_column)?;
+    let (mut widths, mut heights) = (Vec::new(), Vec::new());
+    let mut channels: BTreeMap<u8, usize> = BTreeMap::new();
+    let (mut sum, mut sum_sq, mut count) = (0.0f64, 0.0f64, 0u64);
+    for r in 0..ids.len() {
+        if widths.len() >= IMAGE_SAMPLE {
+            break;
+        }
+        let Some(id) = ids.get_str(r) else { continue };
+        let name = spec.file_name(&id);
+        let Some(bytes) = env.images.get(&name) else { continue };
+        let Ok(px) = decode_png(bytes, &name) else { continue };
+        widths.push(px.width);
+        heights.push(px.height);
+        *channels.entry(px.channels).or_insert(0) += 1;
+        let colour =
+            if px.channels == 2 || px.channels == 4 { usize::from(px.channels) - 1 } else { usize::from(px.channels) };
+        let (mut s, mut q, mut c) = (0u64, 0u64, 0u64);
+        for (i, &v) in px.data.iter().enumerate() {
+            if i % usize::from(px.channels.max(1)) < colour {
+                s += u64::from(v);
+                q += u64::from(v) * u64::from(v);
+                c += 1;
+            }
+        }
+        sum += s as f64;
+        sum_sq += q as f64;
+        count += c;
+    }
+    if widths.is_empty() {
+        return Err(crate::Error::Unsupported { reason: "no training image of the task is a readable PNG".into() });
+    }
+    let median = |v: &mut Vec<u32>| {
+        v.sort_unstable();
+        v[(v.len() - 1) / 2]
+    };
+    let n = count.max(1) as f64;
+    let mean = sum / n / 255.0;
+    let var = (sum_sq / n / (255.0 * 255.0) - mean * mean).max(0.0);
+    let channels = channels.iter().fold((0u8, 0usize), |best, (&c, &k)| if k > best.1 { (c, k) } else { best }).0;
+    Ok(ImageDna {
+        width: median(&mut widths),
+        height: median(&mut heights),
+        channels,
+        mean_intensity: mean,
+        sd_intensity: var.sqrt(),
     })
 }
 

@@ -10,7 +10,7 @@
 //! | `gold_beats_sample` | gold is strictly better than the sample submission's score |
 //! | `solvable` | the best baseline beats the sample (constant) submission by at least `solvable_margin` of the sample's score (an absolute 0.05 when that score is 0) |
 //! | `not_saturated` | the sample submission does not reach bronze |
-//! | `no_leakage` | ids are uninformative (absolute Spearman correlation of numeric ids with the first target at most 0.3), no test row repeats a training row's features, and no single numeric feature reproduces the target: below `leak_limit` its ROC AUC (two classes), its class separation (more classes: 1 when sorting by it leaves each class in one run) or its absolute Spearman correlation (values) |
+//! | `no_leakage` | ids are uninformative (absolute Spearman correlation of numeric ids with the first target at most 0.3), no test row repeats a training row's features (for an image task: its features and the sha256 of its image file), and no single numeric feature reproduces the target: below `leak_limit` its ROC AUC (two classes), its class separation (more classes: 1 when sorting by it leaves each class in one run) or its absolute Spearman correlation (values); for an image task also the image file's size (as a numeric feature) and the set of its PNG chunk types ([`png_chunk_types`]; as a category: the share of the constant prediction's errors its groups remove, or the correlation ratio for values) stay below `leak_limit` |
 //! | `no_answers_in_public` | no column of `test.csv` or `sample_submission.csv` equals an answer column |
 //!
 //! The thresholds gates read the environment's reference leaderboard and
@@ -244,12 +244,23 @@ impl GateVerifier {
         // Duplicated feature rows across the split.
         let features: Vec<&str> =
             env.test.names().iter().map(String::as_str).filter(|n| *n != task.id_column).collect();
+        // An image task's rows are their images: compare the files' sha256.
+        let image_of = |t: &Table, r: usize| -> Option<&[u8]> {
+            let spec = task.images.as_ref()?;
+            let id = t.column(&task.id_column).ok()?.get_str(r)?;
+            env.images.get(&spec.file_name(&id))
+        };
         let key = |t: &Table, r: usize| -> String {
-            features
+            let mut k = features
                 .iter()
                 .map(|f| t.column(f).ok().and_then(|c| c.get_str(r)).unwrap_or_default())
                 .collect::<Vec<_>>()
-                .join("\u{1f}")
+                .join("\u{1f}");
+            if task.images.is_some() {
+                k.push('\u{1e}');
+                k.push_str(&image_of(t, r).map(sandmle_core::sha256_hex).unwrap_or_default());
+            }
+            k
         };
         let train_rows: HashSet<String> = (0..env.train.n_rows()).map(|r| key(&env.train, r)).collect();
         let dups = (0..env.test.n_rows()).filter(|&r| train_rows.contains(&key(&env.test, r))).count();
@@ -271,9 +282,28 @@ impl GateVerifier {
             }
         }
         figures.insert("max_feature_association".into(), worst.0);
-        let ok = id_corr <= 0.3 && dups == 0 && worst.0 < self.leak_limit;
+        // An image file's size and its PNG chunk types, as features.
+        let mut files_ok = true;
+        let mut file_detail = String::new();
+        if task.images.is_some() {
+            let n = env.train.n_rows();
+            let sizes: Vec<f64> =
+                (0..n).map(|r| image_of(&env.train, r).map_or(f64::NAN, |b| b.len() as f64)).collect();
+            let (xs, ys): (Vec<f64>, Vec<f64>) =
+                sizes.iter().zip(&y).filter(|(a, b)| a.is_finite() && b.is_finite()).map(|(&a, &b)| (a, b)).unzip();
+            let size_assoc = if classes { separation(&xs, &ys) } else { correlation(&ranks(&xs), &ranks(&ys)).abs() };
+            let size_assoc = if size_assoc.is_finite() { size_assoc } else { 0.0 };
+            let chunks: Vec<String> =
+                (0..n).map(|r| png_chunk_types(image_of(&env.train, r).unwrap_or_default())).collect();
+            let chunk_assoc = group_association(&chunks, &y, classes);
+            figures.insert("image_size_association".into(), size_assoc);
+            figures.insert("image_chunks_association".into(), chunk_assoc);
+            files_ok = size_assoc < self.leak_limit && chunk_assoc < self.leak_limit;
+            file_detail = format!(", image file size {size_assoc:.3}, PNG chunk types {chunk_assoc:.3}");
+        }
+        let ok = id_corr <= 0.3 && dups == 0 && worst.0 < self.leak_limit && files_ok;
         let detail = format!(
-            "id |rho| {id_corr:.3}, {dups} duplicated test rows, strongest feature `{}` {:.3}",
+            "id |rho| {id_corr:.3}, {dups} duplicated test rows, strongest feature `{}` {:.3}{file_detail}",
             worst.1, worst.0
         );
         GateResult { gate: Gate::NoLeakage.name().to_owned(), passed: ok, figures, detail }
@@ -362,6 +392,86 @@ fn separation(x: &[f64], y: &[f64]) -> f64 {
     }
     let n = x.len() as f64;
     1.0 - (changes as f64 - (k - 1) as f64).max(0.0) / (n - k as f64).max(1.0)
+}
+
+/// The set of chunk types of a PNG file, sorted and comma-separated
+/// (`IDAT,IEND,IHDR`); `not-png` for bytes without the PNG signature. The
+/// walk stops at `IEND`, at a truncated chunk, or after 10,000 chunks.
+pub fn png_chunk_types(bytes: &[u8]) -> String {
+    const SIGNATURE: [u8; 8] = [137, 80, 78, 71, 13, 10, 26, 10];
+    if !bytes.starts_with(&SIGNATURE) {
+        return "not-png".into();
+    }
+    let mut types = std::collections::BTreeSet::new();
+    let mut at = SIGNATURE.len();
+    for _ in 0..10_000 {
+        let Some(head) = bytes.get(at..at + 8) else { break };
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let kind = String::from_utf8_lossy(&head[4..8]).into_owned();
+        let end = kind == "IEND";
+        types.insert(kind);
+        if end {
+            break;
+        }
+        at = at.saturating_add(12).saturating_add(len);
+    }
+    types.into_iter().collect::<Vec<_>>().join(",")
+}
+
+/// How much a categorical feature (`groups`) tells about the target `y`:
+/// for classes, the share of the errors of predicting the majority class
+/// that predicting each group's majority class removes (0 for one group, 1
+/// when the groups determine the class); for values, the correlation
+/// ratio of the target's ranks on the groups.
+fn group_association(groups: &[String], y: &[f64], classes: bool) -> f64 {
+    let rows: Vec<(&String, f64)> = groups.iter().zip(y).filter(|(_, v)| v.is_finite()).map(|(g, &v)| (g, v)).collect();
+    if rows.len() < 2 {
+        return 0.0;
+    }
+    let n = rows.len() as f64;
+    if classes {
+        let majority = |labels: &mut dyn Iterator<Item = f64>| -> (usize, usize) {
+            let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+            let mut total = 0;
+            for l in labels {
+                *counts.entry(l.to_bits()).or_insert(0) += 1;
+                total += 1;
+            }
+            (counts.values().copied().max().unwrap_or(0), total)
+        };
+        let (overall, _) = majority(&mut rows.iter().map(|r| r.1));
+        let constant_errors = n - overall as f64;
+        if constant_errors == 0.0 {
+            return 0.0;
+        }
+        let mut by_group: BTreeMap<&String, Vec<f64>> = BTreeMap::new();
+        for (g, v) in &rows {
+            by_group.entry(g).or_default().push(*v);
+        }
+        let grouped_errors: f64 = by_group
+            .values()
+            .map(|ls| {
+                let (best, total) = majority(&mut ls.iter().copied());
+                (total - best) as f64
+            })
+            .sum();
+        (constant_errors - grouped_errors) / constant_errors
+    } else {
+        let r = ranks(&rows.iter().map(|r| r.1).collect::<Vec<_>>());
+        let m = r.iter().sum::<f64>() / n;
+        let total: f64 = r.iter().map(|v| (v - m) * (v - m)).sum();
+        if total == 0.0 {
+            return 0.0;
+        }
+        let mut by_group: BTreeMap<&String, (f64, f64)> = BTreeMap::new();
+        for ((g, _), v) in rows.iter().zip(&r) {
+            let e = by_group.entry(g).or_insert((0.0, 0.0));
+            e.0 += v;
+            e.1 += 1.0;
+        }
+        let between: f64 = by_group.values().map(|(s, c)| c * (s / c - m) * (s / c - m)).sum();
+        (between / total).sqrt()
+    }
 }
 
 /// The first target as numbers for rank statistics: values, or label

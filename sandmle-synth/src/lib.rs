@@ -14,6 +14,9 @@
 //!   DNA's structure realising it, labelled by a hidden rule
 //!   ([`sandmle_core::Synthesizer`]);
 //! - [`GateVerifier`]: the verification gates ([`sandmle_core::Verifier`]);
+//! - [`image`]: image tasks — procedural images from latent factors
+//!   (shapes, count, size, position, hue, stripes, clutter, blur, noise)
+//!   and hidden rules over them, when the DNA has images;
 //! - [`kendall_tau`], [`separable_tau`]: fidelity of a micro task's
 //!   baseline ranking.
 //!
@@ -59,6 +62,7 @@ mod error;
 mod features;
 mod fidelity;
 mod gates;
+pub mod image;
 mod labelled;
 mod lexicon;
 mod mutations;
@@ -74,7 +78,7 @@ mod words;
 pub use dna::{CORRELATION_FLOOR, extract_dna, measure_signal};
 pub use error::{Error, Result};
 pub use fidelity::{SeparableTau, kendall_tau, separable_tau};
-pub use gates::{Gate, GateVerifier};
+pub use gates::{Gate, GateVerifier, png_chunk_types};
 pub use lexicon::{DOMAINS, Domain, domain};
 pub use rule::{FAMILIES, Family, Rule, Tree};
 pub use shrink::{SHRINK_VERSION, StratifiedShrinker};

@@ -38,6 +38,10 @@
 //!    others.
 //!
 //! The rule is recorded in `private/provenance.json` only.
+//!
+//! A DNA with images ([`TaskDna::images`]) takes the image path instead
+//! (see [`crate::image`]): no feature columns, every row an image drawn
+//! from latent factors, the rule over those factors.
 
 use crate::describe::{Story, describe};
 use crate::error::{Error, Result};
@@ -84,7 +88,7 @@ impl Default for DnaSynthesizer {
 }
 
 impl DnaSynthesizer {
-    fn check(&self, dna: &TaskDna) -> Result<()> {
+    pub(crate) fn check(&self, dna: &TaskDna) -> Result<()> {
         if !(50..=200).contains(&self.train_rows) {
             return Err(Error::BadSetting { setting: "train_rows", reason: "must lie between 50 and 200".into() });
         }
@@ -107,6 +111,10 @@ impl DnaSynthesizer {
     /// [`Error::BadSetting`], [`Error::Unsupported`].
     pub fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan> {
         self.check(dna)?;
+        if dna.images.is_some() {
+            let domain = crate::image::domain_for(request);
+            return Ok(crate::image::plan_images(dna, request, domain, self.difficulty, self.mutate));
+        }
         let seed = request.candidate_seed();
         let offset: u64 = rng_for(request.run_seed, &format!("{}/domains", request.seed_task)).random();
         let at = usize::try_from(offset % DOMAINS.len() as u64).unwrap_or(0);
@@ -165,6 +173,9 @@ impl DnaSynthesizer {
     /// [`Error::Unsupported`], [`Error::Core`].
     pub fn realize(&self, plan: &TaskPlan) -> Result<Environment> {
         let dna = &plan.dna;
+        if let Some(images) = &dna.images {
+            return crate::image::realize_images(self, plan, images);
+        }
         check_plan(plan)?;
         let family = Family::from_name(&plan.rule_family)
             .ok_or_else(|| Error::BadPlan { reason: format!("unknown rule family `{}`", plan.rule_family) })?;
@@ -471,7 +482,7 @@ fn title_case(s: &str) -> String {
 
 /// The plan's class names for a label target of `k` classes (numbered
 /// classes where the plan gives too few, `no`/`yes` for two).
-fn classes_for(plan: &TaskPlan, k: usize, numeric: bool) -> Vec<String> {
+pub(crate) fn classes_for(plan: &TaskPlan, k: usize, numeric: bool) -> Vec<String> {
     if numeric {
         (0..k).map(|i| i.to_string()).collect()
     } else if k == 2 {
@@ -493,7 +504,7 @@ fn class_names(domain: &Domain, k: usize) -> Vec<String> {
     }
 }
 
-fn label_column(labels: &[usize], classes: &[String], numeric: bool) -> Column {
+pub(crate) fn label_column(labels: &[usize], classes: &[String], numeric: bool) -> Column {
     if numeric {
         Column::Numeric(labels.iter().map(|&l| l as f64).collect())
     } else {

@@ -1,0 +1,318 @@
+//! Planning and realising an image task for [`DnaSynthesizer`].
+
+use super::IMAGE_SYNTH_VERSION;
+use super::draw::{Canvas, render_png};
+use super::dress::{describe_images, dress};
+use super::factors::{FACTOR_FIELDS, ImageFactors, Nuisance};
+use super::rule::{IMAGE_FAMILIES, ImageFamily, ImageRule, draw_rule};
+use crate::error::{Error, Result};
+use crate::labelled::tables;
+use crate::lexicon::{DOMAINS, names};
+use crate::mutations::DrawMutations;
+use crate::random::{from_uniform, gaussian, shuffle};
+use crate::rule::{binary_labels, multiclass_labels};
+use crate::sizes::test_rows_for;
+use crate::synthesize::{DnaSynthesizer, SYNTH_VERSION, classes_for, label_column};
+use rand::RngExt;
+use rayon::prelude::*;
+use sandmle_core::{
+    Column, Environment, GradingSpec, ImageDna, ImageSet, ImageSpec, Modality, Mutations, PlanRequest, Provenance,
+    SeedRng, SubmissionForm, Table, TargetDna, TaskDna, TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for, sha256_hex,
+};
+use serde_json::json;
+use std::collections::BTreeSet;
+
+/// Largest side drawn, in pixels.
+pub const MAX_IMAGE_SIDE_DRAWN: u32 = 64;
+
+/// The canvas for a DNA's images: its sides capped at
+/// [`MAX_IMAGE_SIDE_DRAWN`], 32 for a side under 16 pixels (too small for
+/// shapes); grey for 1 or 2 channels, RGB otherwise.
+pub fn canvas_for(images: &ImageDna) -> Canvas {
+    let side = |s: u32| if s < 16 { 32 } else { s.min(MAX_IMAGE_SIDE_DRAWN) };
+    Canvas {
+        width: side(images.width),
+        height: side(images.height),
+        channels: if images.channels <= 2 { 1 } else { 3 },
+    }
+}
+
+/// The plan of an image candidate: the domain as for tables, the image
+/// dressing's story and names, an image rule family, and of the mutations
+/// only noise and imbalance (an image task has no feature columns).
+pub(crate) fn plan_images(
+    dna: &TaskDna,
+    request: &PlanRequest,
+    domain_name: &str,
+    difficulty: f64,
+    mutate: bool,
+) -> TaskPlan {
+    let seed = request.candidate_seed();
+    let mut rng = rng_for(seed, "synth-plan");
+    let family = IMAGE_FAMILIES[rng.random_range(0..IMAGE_FAMILIES.len())];
+    let drawn = if mutate { Mutations::draw(&mut rng) } else { Mutations::none() };
+    let mutations = Mutations { noise: drawn.noise, imbalance: drawn.imbalance, ..Mutations::none() };
+    let d = dress(domain_name);
+    let base = match dna.kind {
+        TaskKind::BinaryClassification | TaskKind::MultiLabelClassification => d.targets[0],
+        TaskKind::MulticlassClassification | TaskKind::Ranking => d.targets[1],
+        TaskKind::Regression => d.targets[2],
+    };
+    let mut used = BTreeSet::from(["id".to_owned()]);
+    let targets = names(&[base], dna.targets.len(), &mut used);
+    let classes = match dna.targets.first() {
+        Some(TargetDna::Classes { shares, numeric_labels: false })
+            if shares.len() > 2 && shares.len() <= d.classes.len() =>
+        {
+            d.classes[..shares.len()].iter().map(|s| (*s).to_owned()).collect()
+        }
+        _ => vec![],
+    };
+    TaskPlan {
+        seed_task: request.seed_task.clone(),
+        seed,
+        dna: dna.clone(),
+        domain: domain_name.to_owned(),
+        story: TaskStory { title: d.title.to_owned(), row_noun: d.row_noun.to_owned(), context: d.context.to_owned() },
+        features: vec![],
+        targets,
+        classes,
+        rule_family: family.name().to_owned(),
+        difficulty,
+        mutations,
+    }
+}
+
+/// The image family a plan names; a table family's name (an LLM
+/// strategist that only knows those) stands for [`ImageFamily::Mixed`].
+fn family_of(plan: &TaskPlan) -> Result<ImageFamily> {
+    ImageFamily::from_name(&plan.rule_family)
+        .or_else(|| crate::Family::from_name(&plan.rule_family).map(|_| ImageFamily::Mixed))
+        .ok_or_else(|| Error::BadPlan { reason: format!("unknown rule family `{}`", plan.rule_family) })
+}
+
+fn check_image_plan(plan: &TaskPlan) -> Result<()> {
+    let bad = |reason: String| Err(Error::BadPlan { reason });
+    let mut seen = BTreeSet::new();
+    for n in plan.column_names() {
+        let identifier = !n.is_empty()
+            && n.len() <= 64
+            && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !n.starts_with(|c: char| c.is_ascii_digit());
+        if !identifier {
+            return bad(format!("column name `{}` is not a lower-case identifier", sandmle_core::bounded(n)));
+        }
+        if !seen.insert(n) {
+            return bad(format!("column name `{n}` is used twice"));
+        }
+    }
+    if plan.targets.len() != plan.dna.targets.len() {
+        return bad(format!("{} target names for {} targets", plan.targets.len(), plan.dna.targets.len()));
+    }
+    if !plan.features.is_empty() {
+        return bad("an image task has no feature columns".into());
+    }
+    if !(0.0..=1.0).contains(&plan.difficulty) {
+        return bad("difficulty must lie in [0, 1]".into());
+    }
+    Ok(())
+}
+
+/// What one target's labelling gives: the column, its prediction columns
+/// and the record of its rule.
+struct Labelled {
+    column: Column,
+    prediction_columns: Vec<String>,
+    record: serde_json::Value,
+}
+
+/// Labels one target from the factors (see the module docs).
+fn label_target(
+    plan: &TaskPlan,
+    target: &TargetDna,
+    name: &str,
+    family: ImageFamily,
+    factors: &[ImageFactors],
+    noise_sd: f64,
+    rng: &mut SeedRng,
+) -> Result<Labelled> {
+    let dna = &plan.dna;
+    let fitted = |family: ImageFamily, rng: &mut SeedRng| {
+        let mut rule = draw_rule(family, rng);
+        rule.fit(factors);
+        rule
+    };
+    let noisy = |rule: &ImageRule, rng: &mut SeedRng| -> Vec<f64> {
+        factors.iter().map(|f| rule.score(f) + noise_sd * gaussian(rng)).collect()
+    };
+    Ok(match target {
+        TargetDna::Classes { shares, numeric_labels } if shares.len() == 2 => {
+            let rule = fitted(family, rng);
+            let share = (shares[1] * plan.mutations.imbalance).clamp(0.02, 0.98);
+            let (labels, cut) = binary_labels(&noisy(&rule, rng), share);
+            let classes = classes_for(plan, 2, *numeric_labels);
+            Labelled {
+                column: label_column(&labels, &classes, *numeric_labels),
+                prediction_columns: vec![name.to_owned()],
+                record: json!({"column": name, "rule": rule, "noise_sd": noise_sd, "positive_share": share, "cut": cut,
+                    "label": "1 when score + noise > cut"}),
+            }
+        }
+        TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 => {
+            let k = shares.len().min(20);
+            let rules: Vec<ImageRule> = (0..k).map(|_| fitted(ImageFamily::Mixed, rng)).collect();
+            let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy(r, rng)).collect();
+            let total: f64 = shares[..k].iter().sum();
+            let target_shares: Vec<f64> = shares[..k].iter().map(|s| s / total).collect();
+            let (labels, offsets) = multiclass_labels(&scores, &target_shares);
+            let classes = classes_for(plan, k, *numeric_labels);
+            let prediction_columns = if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
+                classes.clone()
+            } else {
+                vec![name.to_owned()]
+            };
+            Labelled {
+                column: label_column(&labels, &classes, *numeric_labels),
+                prediction_columns,
+                record: json!({"column": name, "rules": rules, "noise_sd": noise_sd, "offsets": offsets,
+                    "label": "argmax of score + noise + offset"}),
+            }
+        }
+        TargetDna::Classes { .. } => {
+            return Err(Error::Unsupported { reason: format!("target `{name}` has fewer than two classes") });
+        }
+        TargetDna::Continuous { shape } => {
+            let rule = fitted(family, rng);
+            let ranks = crate::stats::ranks(&noisy(&rule, rng));
+            let n = factors.len() as f64;
+            let values: Vec<f64> = ranks.iter().map(|r| from_uniform(shape, (r - 0.5) / n)).collect();
+            Labelled {
+                column: Column::Numeric(values),
+                prediction_columns: vec![name.to_owned()],
+                record: json!({"column": name, "rule": rule, "noise_sd": noise_sd, "marginal": "dna quantiles"}),
+            }
+        }
+    })
+}
+
+/// The environment an image plan asks for (see the module docs).
+pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &ImageDna) -> Result<Environment> {
+    synth.check(&plan.dna)?;
+    check_image_plan(plan)?;
+    let family = family_of(plan)?;
+    let dna = &plan.dna;
+    let seed = plan.seed;
+    let canvas = canvas_for(images);
+    let form = dna.metric.submission_form(dna.kind);
+    let shares = match dna.targets.first() {
+        Some(TargetDna::Classes { shares, .. }) => shares.clone(),
+        _ => vec![],
+    };
+    let n_train = synth.train_rows;
+    let n_test = test_rows_for(form, &shares, usize::MAX);
+    let n = n_train + n_test;
+    let level = plan.difficulty * plan.mutations.noise;
+    let nuisance = Nuisance::for_difficulty(level);
+    let background = (images.mean_intensity.clamp(0.0, 1.0) * 255.0).round() as u8;
+    let mut rng = rng_for(seed, "image-factors");
+    let factors: Vec<ImageFactors> = (0..n).map(|_| ImageFactors::draw(&mut rng, &nuisance, background)).collect();
+
+    let mut rng = rng_for(seed, "image-rule");
+    let mut all = Table::new();
+    all.push_column("id", Column::Text(vec![None; n]))?;
+    let (mut records, mut prediction_columns) = (Vec::new(), Vec::new());
+    for (t, name) in dna.targets.iter().zip(&plan.targets) {
+        let l = label_target(plan, t, name, family, &factors, level, &mut rng)?;
+        all.push_column(name.clone(), l.column)?;
+        records.push(l.record);
+        prediction_columns.extend(l.prediction_columns);
+    }
+    // Every row's image from its own stream, collected in row order.
+    let pngs: Vec<Vec<u8>> = (0..n)
+        .into_par_iter()
+        .map(|r| render_png(&factors[r], &canvas, &mut rng_for(seed, &format!("image-{r}"))))
+        .collect::<Result<Vec<_>>>()?;
+    // A test image identical to a training image would carry its label.
+    let seen: BTreeSet<String> = pngs[..n_train].iter().map(|p| sha256_hex(p)).collect();
+    let test_rows: Vec<usize> = (n_train..n).filter(|&r| !seen.contains(&sha256_hex(&pngs[r]))).collect();
+    if test_rows.len() * 2 < n_test {
+        return Err(Error::Unsupported { reason: "too many test images repeat a training image".into() });
+    }
+    let kept: Vec<usize> = (0..n_train).chain(test_rows).collect();
+    let mut all = all.take(&kept)?;
+    let mut ids: Vec<usize> = (0..kept.len()).collect();
+    shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
+    all.set_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
+    let split = |range: std::ops::Range<usize>| -> Result<Table> {
+        let mut rows: Vec<usize> = range.collect();
+        rows.sort_by_key(|&r| ids[r]);
+        Ok(all.take(&rows)?)
+    };
+    let (train, test) = (split(0..n_train)?, split(n_train..kept.len())?);
+    let spec = ImageSpec::png(canvas.width, canvas.height, canvas.channels);
+    let mut set = ImageSet::new();
+    let mut by_id: Vec<(usize, usize)> = kept.iter().enumerate().map(|(pos, &row)| (ids[pos], row)).collect();
+    by_id.sort_unstable();
+    for &(id, row) in &by_id {
+        set.insert(spec.file_name(&id.to_string()), pngs[row].clone())?;
+    }
+    let task = TaskSpec {
+        id: format!("{}-synth", plan.seed_task),
+        modality: Modality::Image,
+        kind: dna.kind,
+        id_column: "id".into(),
+        target_columns: plan.targets.clone(),
+        prediction_columns,
+        metric: dna.metric.clone(),
+        direction: dna.direction,
+        images: Some(spec.clone()),
+    };
+    let t = tables(&task, train, test)?;
+    let description = describe_images(&task, &plan.story, &spec, t.train.n_rows(), t.test.n_rows());
+    let mut provenance = Provenance::new(&plan.seed_task, "synth", SYNTH_VERSION, seed);
+    provenance.dna = Some(dna.clone());
+    provenance.hidden_rule = Some(json!({
+        "modality": "image",
+        "family": family.name(),
+        "targets": records,
+        "nuisance": nuisance,
+    }));
+    let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
+    if let Some(fields) = record.as_object_mut() {
+        fields.remove("dna");
+    }
+    provenance.details.insert("plan".into(), record);
+    provenance.details.insert("image_generator_version".into(), json!(IMAGE_SYNTH_VERSION));
+    provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
+    provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
+    let rows: Vec<serde_json::Value> = by_id
+        .iter()
+        .map(|&(id, row)| {
+            let mut v = vec![json!(id)];
+            v.extend(factors[row].to_codes().iter().map(|c| json!(c)));
+            serde_json::Value::Array(v)
+        })
+        .collect();
+    let fields: Vec<&str> = std::iter::once("id").chain(FACTOR_FIELDS).collect();
+    provenance.details.insert("image_factors".into(), json!({"fields": fields, "rows": rows}));
+    let env = Environment {
+        description,
+        train: t.train,
+        test: t.test,
+        sample_submission: t.sample,
+        answers: t.answers,
+        grading: GradingSpec::new(task),
+        leaderboard: None,
+        provenance,
+        images: set,
+    };
+    env.validate()?;
+    Ok(env)
+}
+
+/// The domain of a candidate, as the table plans choose it.
+pub(crate) fn domain_for(request: &PlanRequest) -> &'static str {
+    let offset: u64 = rng_for(request.run_seed, &format!("{}/domains", request.seed_task)).random();
+    let at = usize::try_from(offset % DOMAINS.len() as u64).unwrap_or(0);
+    DOMAINS[(at + request.index) % DOMAINS.len()].name
+}
