@@ -10,7 +10,7 @@ use std::path::Path;
 
 #[test]
 fn shrink_gives_an_environment_passing_every_gate_with_its_fidelity() {
-    for name in ["breast_cancer", "wage", "sms_spam"] {
+    for name in ["breast_cancer", "wage", "sms_spam", "digits_png"] {
         let dir = tempfile::tempdir().unwrap();
         let out = sandmle_with_threads(
             &["shrink", "--seed-env", &seed(name), "--seed", "7", "--out", dir.path().to_str().unwrap(), "--json"],
@@ -32,6 +32,8 @@ fn shrink_gives_an_environment_passing_every_gate_with_its_fidelity() {
 
 #[test]
 fn generate_writes_kept_environments_the_yield_and_the_index_identically_on_threads_and_shards() {
+    // Tabular seeds and the image seed: the image environments' PNG files
+    // are byte-identical across thread counts and shards too.
     let run = |threads: &str, dir: &Path, shard: Option<&str>| {
         let d = dir.to_str().unwrap();
         let mut args = vec![
@@ -40,6 +42,8 @@ fn generate_writes_kept_environments_the_yield_and_the_index_identically_on_thre
             "oj",
             "--seed-env",
             "wine",
+            "--seed-env",
+            "digits_png",
             "--per-seed",
             "3",
             "--seed",
@@ -61,9 +65,10 @@ fn generate_writes_kept_environments_the_yield_and_the_index_identically_on_thre
     let one = tempfile::tempdir().unwrap();
     let v = run("1", one.path(), None);
     let total = &v["yield"]["total"];
-    assert_eq!(total["candidates"], 6);
+    assert_eq!(total["candidates"], 9);
     let kept = total["kept"].as_u64().unwrap();
-    assert!(kept >= 3, "{total}");
+    assert!(kept >= 5, "{total}");
+    assert!(v["yield"]["seeds"]["digits_png"]["kept"].as_u64().unwrap() >= 2, "image environments kept: {total}");
     assert!(v["throughput"]["oj"]["per_minute_one_core"].as_f64().unwrap() > 0.0);
     let first = tree(one.path());
     let index = String::from_utf8(first["index.jsonl"].clone()).unwrap();
