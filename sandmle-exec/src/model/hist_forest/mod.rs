@@ -138,20 +138,28 @@ pub(super) struct HistParams {
     pub max_features: usize,
 }
 
-/// Grows `p.n_trees` trees on `bins` of `n` training rows, each from its own seed drawn from
-/// `seed`, in index order whatever the thread count; nodes of at least
+/// What the trees are grown on: the binned training rows and their target.
+#[derive(Clone, Copy)]
+struct Training<'a> {
+    bins: &'a Bins,
+    /// Training rows.
+    n: usize,
+    y_class: &'a [usize],
+    y_value: &'a [f64],
+    kind: Kind,
+}
+
+/// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
+/// index order whatever the thread count; nodes of at least
 /// `batch_min_rows` rows take the batched histogram path.
 fn grow_trees(
-    bins: &Bins,
-    n: usize,
-    y_class: &[usize],
-    y_value: &[f64],
-    kind: Kind,
+    t: &Training<'_>,
     p: HistParams,
     seed: u64,
     deadline: Option<(Instant, std::time::Duration)>,
     batch_min_rows: usize,
 ) -> Result<Vec<Tree>> {
+    let Training { bins, n, y_class, y_value, kind } = *t;
     let mut seeder = rng_for(seed, "hist_forest");
     let seeds: Vec<u64> = (0..p.n_trees).map(|_| seeder.random()).collect();
     seeds
@@ -184,8 +192,8 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
         return Err(Error::TooFewRows { what: "hist_forest".into(), needed: 2, found: x.nrows() });
     }
     let bins = Bins::fit(x);
-    let trees =
-        grow_trees(&bins, x.nrows(), y_class, y_value, kind, p, d.seed, d.clock.deadline, grow::BATCH_MIN_ROWS)?;
+    let training = Training { bins: &bins, n: x.nrows(), y_class, y_value, kind };
+    let trees = grow_trees(&training, p, d.seed, d.clock.deadline, grow::BATCH_MIN_ROWS)?;
     d.clock.add_fit(start.elapsed());
     let start = Instant::now();
     let width = x.ncols();
@@ -243,9 +251,8 @@ mod tests {
         let bins = Bins::fit(&x);
         for (kind, max_features) in [(Kind::Classes(3), 2), (Kind::Classes(3), 5), (Kind::Values, 5), (Kind::Values, 1)]
         {
-            let grow = |batch_min_rows| {
-                grow_trees(&bins, 400, &classes, &values, kind, params(max_features), 7, None, batch_min_rows).unwrap()
-            };
+            let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
+            let grow = |batch_min_rows| grow_trees(&training, params(max_features), 7, None, batch_min_rows).unwrap();
             let scan = grow(usize::MAX);
             assert!(scan.iter().all(|t| t.nodes.len() > 20), "the fixture grows real trees");
             assert_eq!(scan, grow(0), "{max_features} features: every node batched");
