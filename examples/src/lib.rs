@@ -65,7 +65,7 @@ impl Composition {
     /// The Foundry with the four built-in roles over this composition.
     pub fn foundry(&self, config: FoundryConfig) -> Foundry {
         Foundry {
-            strategist: Arc::new(Strategist { synthesizer: Arc::clone(&self.synthesizer) }),
+            strategist: Arc::new(Strategist::new(Arc::clone(&self.synthesizer))),
             developer: Arc::new(Developer {
                 synthesizer: Arc::clone(&self.synthesizer),
                 panel: Arc::clone(&self.panel),

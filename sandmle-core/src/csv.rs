@@ -26,6 +26,10 @@
 
 use crate::error::{Error, Result};
 use crate::table::{Categorical, Column, ColumnType, Table};
+
+mod keyed;
+pub use keyed::{KeyedNumbers, read_numbers_by_key};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -131,7 +135,13 @@ pub fn read_csv(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Table> 
 /// As [`read_csv`].
 pub fn read_csv_bytes(bytes: &[u8], origin: impl AsRef<Path>, options: &ReadOptions) -> Result<Table> {
     let origin = origin.as_ref();
-    let max = options.limits.max_bytes;
+    let data = plain_bytes(bytes, origin, options.limits.max_bytes)?;
+    Parser::new(&data, origin, options)?.parse()
+}
+
+/// The CSV text of a file's bytes: gunzipped (bounded by `max`) when they
+/// are gzip, without a UTF-8 byte-order mark.
+fn plain_bytes<'b>(bytes: &'b [u8], origin: &Path, max: u64) -> Result<Cow<'b, [u8]>> {
     let too_large = |size: usize| Error::FileTooLarge {
         path: origin.to_path_buf(),
         size: u64::try_from(size).unwrap_or(u64::MAX),
@@ -140,24 +150,27 @@ pub fn read_csv_bytes(bytes: &[u8], origin: impl AsRef<Path>, options: &ReadOpti
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max {
         return Err(too_large(bytes.len()));
     }
-    let decompressed;
-    let mut data = bytes;
-    if data.starts_with(&[0x1f, 0x8b]) {
+    let mut data = Cow::Borrowed(bytes);
+    if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         // Bounded: a small gzip bomb must not expand past the limit.
-        flate2::read::MultiGzDecoder::new(data).take(max.saturating_add(1)).read_to_end(&mut out).map_err(|e| {
+        flate2::read::MultiGzDecoder::new(bytes).take(max.saturating_add(1)).read_to_end(&mut out).map_err(|e| {
             Error::Csv { path: origin.to_path_buf(), line: 0, column: None, reason: format!("bad gzip stream: {e}") }
         })?;
         if u64::try_from(out.len()).unwrap_or(u64::MAX) > max {
             return Err(too_large(out.len()));
         }
-        decompressed = out;
-        data = &decompressed;
+        data = Cow::Owned(out);
     }
-    if let Some(rest) = data.strip_prefix(b"\xEF\xBB\xBF") {
-        data = rest;
-    }
-    Parser::new(data, origin, options)?.parse()
+    Ok(match data {
+        Cow::Borrowed(b) => Cow::Borrowed(b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)),
+        Cow::Owned(mut v) => {
+            if v.starts_with(b"\xEF\xBB\xBF") {
+                v.drain(..3);
+            }
+            Cow::Owned(v)
+        }
+    })
 }
 
 /// A column while it is being read.

@@ -23,7 +23,19 @@ Default pipeline: median imputation, standard scaling, a random forest of
 Both sides run in one process each, imports excluded, one thread
 (n_jobs=1, RAYON_NUM_THREADS=1); times are medians in milliseconds.
 
-Usage, from the repository root:
+  all    every row of issue #16's table, each against its goal (the rows
+         are in sk_rows.py; `pipeline`, `flights`, `grade`, `generate`,
+         `accuracy` and `knn` run one): the default forest pipeline on the
+         breast cancer, digits and diabetes micro environments; the default
+         forest on flights subsamples of 200 to 261,877 rows; grading a
+         1M-row shuffled AUC submission, whole process with peak RSS;
+         verified environments per minute per bundled seed; our forest's
+         score against scikit-learn's random forest on every seed's micro
+         environment; kNN on the text seed against a brute-force bound. The
+         logistic row is `logistic`'s digits line.
+
+Usage, from the repository root (with /usr/bin/time installed):
+  python3 sandmle-exec/benches/compare_sklearn.py all [--quick]
   python3 sandmle-exec/benches/compare_sklearn.py micro [--reps 21]
   python3 sandmle-exec/benches/compare_sklearn.py full [--trees 100]
   python3 sandmle-exec/benches/compare_sklearn.py logistic [--reps 35]
@@ -32,6 +44,7 @@ import argparse, json, os, platform, subprocess, sys, tempfile, time, warnings
 
 import numpy as np
 import pandas as pd
+from pandas.api import types as ptypes
 import sklearn
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
@@ -43,6 +56,17 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.compose import make_column_transformer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TARGET = os.environ.get("CARGO_TARGET_DIR", f"{ROOT}/target")
+
+
+def build():
+    """The release `sandmle` binary and the pipeline_timing example (under
+    flock /tmp/cargo.lock when that lock file exists: a shared machine)."""
+    cmd = ["cargo", "build", "--quiet", "--release", "-p", "sandmle", "--bin", "sandmle",
+           "-p", "sandmle-exec", "--example", "pipeline_timing"]
+    if os.path.exists("/tmp/cargo.lock"):
+        cmd = ["flock", "/tmp/cargo.lock"] + cmd
+    subprocess.check_call(cmd, cwd=ROOT)
 
 
 def write_micro(dir_):
@@ -72,7 +96,7 @@ def python_pipeline(env, n_trees, target, id_col="id"):
     answers = pd.read_csv(f"{priv}/answers.csv")
     t["load"] = (time.perf_counter() - s) * 1e3
     feats = [c for c in train.columns if c not in (id_col, target)]
-    cats = [c for c in feats if train[c].dtype == object]
+    cats = [c for c in feats if not ptypes.is_numeric_dtype(train[c])]
     nums = [c for c in feats if c not in cats]
     pre = make_column_transformer(
         (make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), nums),
@@ -95,7 +119,7 @@ def python_pipeline(env, n_trees, target, id_col="id"):
 
 
 def rust_pipeline(env, spec_path, reps):
-    cmd = ["cargo", "run", "--quiet", "--release", "-p", "sandmle-exec", "--example", "pipeline_timing", "--", env, spec_path, str(reps)]
+    cmd = [f"{TARGET}/release/examples/pipeline_timing", env, spec_path, str(reps)]
     out = subprocess.check_output(cmd, cwd=ROOT, env={**os.environ, "RAYON_NUM_THREADS": "1"})
     return json.loads(out)
 
@@ -165,20 +189,19 @@ def spread(xs):
     return xs[len(xs) // 2], xs[0], xs[-1]
 
 
-def logistic(tmp, reps, rounds=5):
-    subprocess.check_call(["cargo", "build", "--quiet", "--release", "--bin", "sandmle", "-p", "sandmle-exec",
-                           "--example", "pipeline_timing", "-p", "sandmle"], cwd=ROOT)
+def logistic(tmp, reps, rounds=5, cases=LOGISTIC_CASES):
+    build()
     envs = {}
-    for _, seed, _ in LOGISTIC_CASES:
+    for _, seed, _ in cases:
         if seed not in envs:
-            out = subprocess.check_output(["cargo", "run", "--quiet", "--release", "--bin", "sandmle", "--", "shrink",
+            out = subprocess.check_output([f"{TARGET}/release/sandmle", "shrink",
                                            "--seed-env", seed, "--seed", "0", "--out", f"{tmp}/{seed}", "--json"], cwd=ROOT)
             envs[seed] = json.loads(out)["env"]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores; scikit-learn {sklearn.__version__}, pandas {pd.__version__}; "
           f"logistic regression C = 1, {rounds} alternating rounds of {reps // rounds} runs per side; "
           "ms, median (min-max)")
     print(f"{'environment':<40}{'work':<14}{'sandmle ms':>22}{'scikit-learn ms':>24}{'ratio':>8}")
-    for label, seed, scale in LOGISTIC_CASES:
+    for label, seed, scale in cases:
         env, spec = envs[seed], logistic_spec(tmp, scale)
         ours, theirs, our_score, their_score = {"model": [], "total": []}, {"model": [], "total": []}, None, None
         for _ in range(rounds):
@@ -198,15 +221,37 @@ def logistic(tmp, reps, rounds=5):
         print(f"{'':<40}{'score':<14}{our_score:>22.5f}{their_score:>24.5f}")
 
 
+ROWS = ["pipeline", "logistic", "flights", "grade", "generate", "accuracy", "knn"]
+
+
+def run_rows(tmp, modes, quick):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sk_common, sk_rows
+    build()
+    print(f"machine: {sk_common.machine()}; scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
+          f"numpy {np.__version__}; one thread (RAYON_NUM_THREADS=1, n_jobs=1); median (min-max)")
+    for m in modes:
+        if m == "logistic":
+            logistic(tmp, 35, cases=LOGISTIC_CASES[:1])
+        elif m == "flights" and quick:
+            sk_rows.flights(tmp, sizes=(200, 2_000, 20_000), reps=(5, 3, 1))
+        else:
+            getattr(sk_rows, m)(tmp)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["micro", "full", "logistic"])
+    ap.add_argument("mode", choices=["micro", "full", "all"] + ROWS)
+    ap.add_argument("--quick", action="store_true", help="all: flights up to 20,000 rows only")
     ap.add_argument("--reps", type=int, default=21)
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--model", default="hist_forest", choices=["hist_forest", "random_forest"],
                     help="hist_forest (this crate's learner, the default pipeline's) or random_forest (smartcore's)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="sandmle-exec-bench-")
+    if a.mode == "all" or (a.mode in ROWS and a.mode != "logistic"):
+        run_rows(tmp, ROWS if a.mode == "all" else [a.mode], a.quick)
+        return
     if a.mode == "logistic":
         logistic(tmp, max(a.reps, 5))
         return
@@ -214,11 +259,13 @@ def main():
         raw = f"{tmp}/raw"
         write_micro(raw)
         env = f"{tmp}/env"
-        subprocess.check_call(["cargo", "run", "--quiet", "--release", "--bin", "sandmle", "--", "import", "--competition", raw,
+        build()
+        subprocess.check_call([f"{TARGET}/release/sandmle", "import", "--competition", raw,
                                "--metric", "roc_auc", "--answers", "answers.csv", "--out", env], cwd=ROOT, stdout=subprocess.DEVNULL)
         target, reps = "target", a.reps
     else:
         env, target, reps = f"{ROOT}/examples/seeds/flights", "late_arrival", 1
+    build()
     spec = spec_file(tmp, a.trees, a.model)
     rust = rust_pipeline(env, spec, reps)
     runs = [python_pipeline(env, a.trees, target) for _ in range(reps)]

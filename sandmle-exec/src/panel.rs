@@ -41,7 +41,10 @@ use std::time::Instant;
 ///
 /// v4: logistic regression is this crate's (scikit-learn's lbfgs fit), no
 /// longer smartcore's.
-pub const PANEL_VERSION: &str = "panel-v4";
+/// v5: kNN is brute force (ties to the earlier training row), no longer
+/// smartcore's cover tree; histogram forests for values try every feature
+/// per split (scikit-learn's default), no longer a third.
+pub const PANEL_VERSION: &str = "panel-v5";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;
 

@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::registry::{Input, StandardMetric};
 use crate::thresholds::thresholds_from_scores;
-use crate::validate::validate_submission;
+use crate::validate::{read_aligned, validate_submission};
 use sandmle_core::csv::{ReadOptions, read_csv};
 use sandmle_core::{ColumnType, GradeReport, Grader, GradingTask, Leaderboard, Table, Thresholds, bounded};
 use std::path::{Path, PathBuf};
@@ -56,6 +56,26 @@ impl StandardGrader {
 }
 
 /// A fault of the environment as core's error, naming the file at fault.
+impl StandardGrader {
+    /// [`Grader::grade_file`] without a table of the submission's strings,
+    /// for a clean file of a numeric metric (see
+    /// [`crate::validate::read_aligned`]); `None` when it does not apply.
+    /// The report is the one [`Grader::grade`] gives on the file's table.
+    fn grade_file_fast(&self, task: &GradingTask<'_>, path: &Path) -> Option<sandmle_core::Result<GradeReport>> {
+        let spec = task.spec;
+        let metric = StandardMetric::from_spec(&spec.task.metric).ok()?;
+        let bytes = sandmle_core::read_regular(path, sandmle_core::DEFAULT_MAX_READ_BYTES).ok()?;
+        let aligned = read_aligned(spec, metric.info().input, task.answers, &bytes)?;
+        drop(bytes);
+        let (direction, thresholds) = (spec.task.direction, spec.thresholds.as_ref());
+        Some(match aligned.and_then(|a| metric.evaluate(&a.truth, &a.prediction)) {
+            Ok(score) => Ok(GradeReport::scored(score, direction, thresholds, task.leaderboard)),
+            Err(e) if e.is_environment_fault() => Err(broken(&e)),
+            Err(e) => Ok(GradeReport::invalid(direction, thresholds, e.to_string())),
+        })
+    }
+}
+
 fn broken(e: &Error) -> sandmle_core::Error {
     sandmle_core::Error::BrokenEnvironment { file: PathBuf::from(e.fault_file()), reason: e.to_string() }
 }
@@ -97,6 +117,9 @@ impl Grader for StandardGrader {
     }
 
     fn grade_file(&self, task: &GradingTask<'_>, path: &Path) -> sandmle_core::Result<GradeReport> {
+        if let Some(report) = self.grade_file_fast(task, path) {
+            return report;
+        }
         match self.read_submission(task, path) {
             Ok(sub) => self.grade(task, &sub),
             Err(e) => Ok(GradeReport::invalid(task.spec.task.direction, task.spec.thresholds.as_ref(), e.to_string())),

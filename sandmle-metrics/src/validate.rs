@@ -59,6 +59,47 @@ pub fn validate_submission(spec: &GradingSpec, input: Input, answers: &Table, su
     Ok(Aligned { truth, prediction })
 }
 
+/// The fast path of grading a file: the submission's bytes read straight
+/// into numbers aligned to the answers' ids
+/// ([`sandmle_core::csv::read_numbers_by_key`]), then the same value checks
+/// as [`validate_submission`]. `None` when that path does not apply (label
+/// lists, or a file that is not clean: other columns, a malformed record,
+/// a missing, unknown or repeated id, a value that is not a plain number,
+/// another row count): the caller then reads the file as a table, which
+/// finds and names the problem.
+pub(crate) fn read_aligned(spec: &GradingSpec, input: Input, answers: &Table, bytes: &[u8]) -> Option<Result<Aligned>> {
+    if !input.numeric_prediction() {
+        return None;
+    }
+    let task = &spec.task;
+    let ids = answers.column(&task.id_column).ok()?;
+    // Borrowed ids only (a text column): numbers would need formatting.
+    let Column::Text(texts) = ids else { return None };
+    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+    index.reserve(texts.len());
+    for (i, id) in texts.iter().enumerate() {
+        if index.insert(id.as_deref()?, i).is_some() {
+            return None;
+        }
+    }
+    let limits = sandmle_core::csv::CsvLimits::DEFAULT;
+    let read = sandmle_core::csv::read_numbers_by_key(
+        bytes,
+        "submission",
+        &limits,
+        &task.id_column,
+        &task.prediction_columns,
+        ids.len(),
+        |id| index.get(id).copied(),
+    );
+    let keyed = read.ok()??;
+    drop(index);
+    let truth = answers.select(&task.prediction_columns).ok()?;
+    let columns = task.prediction_columns.iter().cloned().zip(keyed.columns.into_iter().map(Column::Numeric));
+    let prediction = Table::from_columns(columns).ok()?;
+    Some(check_values(spec, input, &prediction, &keyed.order).map(|()| Aligned { truth, prediction }))
+}
+
 /// The most names an error lists.
 const LISTED: usize = 10;
 

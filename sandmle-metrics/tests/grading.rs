@@ -229,3 +229,31 @@ fn messages_quoting_a_huge_field_are_bounded_and_one_line() {
     let e = StandardGrader.grade(&env.grading_task(), &sub(&header)).unwrap().error.unwrap();
     assert!(e.len() < 400 && !e.contains('\n'), "{} bytes", e.len());
 }
+
+/// Grading a file takes a fast path for clean numeric submissions; its
+/// report must be the one grading the file's table gives, clean or not.
+#[test]
+fn grading_a_file_reports_what_grading_its_table_reports() {
+    let env = env();
+    let task = env.grading_task();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("submission.csv");
+    for csv in [
+        "id,label\nr9,0.2\nr8,0.9\nr6,0.1\nr7,0.8\n",
+        "label,id\n0.2,r9\n0.9,r8\n0.1,r6\n0.8,r7\n",
+        "id,label\nr9,0.2\nr8,0.9\nr6,0.1\nr7,1.5\n",
+        "id,label\nr9,0.2\nr8,NaN\nr6,0.1\nr7,0.8\n",
+        "id,label\nr9,0.2\nr8,\nr6,0.1\nr7,0.8\n",
+        "id,label\nr9,0.2\nr8,0.9\nr6,0.1\nr6,0.8\n",
+        "id,label\nr9,0.2\nr8,0.9\nr6,0.1\nzz,0.8\n",
+        "id,label\nr9,0.2\nr8,0.9\nr6,0.1\n",
+        "id,label,extra\nr9,0.2,1\nr8,0.9,1\nr6,0.1,1\nr7,0.8,1\n",
+        "id,label\nr9,0.2\nr8,high\nr6,0.1\nr7,0.8\n",
+        "id,label\nr9,0.2\nr8, 0.9\nr6,0.1\nr7,0.8\n",
+    ] {
+        std::fs::write(&path, csv).unwrap();
+        let from_file = StandardGrader.grade_file(&task, &path).unwrap();
+        let from_table = StandardGrader.grade(&task, &sub(csv)).unwrap();
+        assert_eq!(from_file, from_table, "{csv:?}");
+    }
+}

@@ -4,17 +4,64 @@
 use super::{Brief, DataStrategist, GradingCheck, MlDeveloper, MlOpsEngineer, TechnicalWriter, write_description};
 use crate::error::Result;
 use sandmle_core::{
-    BaselinePanel, Environment, Grader, PlanRequest, Synthesizer, TaskPlan, metric_info, set_thresholds,
+    BaselinePanel, Environment, Grader, PlanRequest, Synthesizer, TaskDna, TaskPlan, metric_info, set_thresholds,
 };
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 /// The built-in Data Strategist: the synthesizer's DNA of the seed and its
 /// plan for the candidate (a domain rotated per seed, a drawn rule family
 /// and mutations).
+///
+/// A seed's DNA is extracted once and kept ([`DnaCache`]): every candidate
+/// of a seed plans from the same DNA, and on a large seed extracting it
+/// costs more than the rest of a candidate.
 #[derive(Clone)]
 pub struct Strategist {
     /// Extracts DNA and plans.
     pub synthesizer: Arc<dyn Synthesizer>,
+    /// DNA already extracted, shared by clones.
+    pub dna_cache: DnaCache,
+}
+
+impl Strategist {
+    /// A strategist over `synthesizer` with an empty DNA cache.
+    pub fn new(synthesizer: Arc<dyn Synthesizer>) -> Self {
+        Strategist { synthesizer, dna_cache: DnaCache::default() }
+    }
+}
+
+/// Seed DNA by the seed's content: its task id and the sha256 of every file
+/// `grading.json` lists. A seed read from disk has them; one built in memory
+/// (no hashes) is never cached, so two different in-memory seeds never
+/// share an entry.
+#[derive(Clone, Default)]
+pub struct DnaCache(Arc<Mutex<BTreeMap<String, TaskDna>>>);
+
+impl DnaCache {
+    fn key(seed_env: &Environment) -> Option<String> {
+        let files = &seed_env.grading.files;
+        (!files.is_empty()).then(|| {
+            let mut key = seed_env.grading.task.id.clone();
+            for (path, hash) in files {
+                key.push_str(&format!("\n{path}={hash}"));
+            }
+            key
+        })
+    }
+
+    /// The seed's DNA, extracted by `extract` on first use.
+    fn get_or(&self, seed_env: &Environment, extract: impl FnOnce() -> Result<TaskDna>) -> Result<TaskDna> {
+        let Some(key) = Self::key(seed_env) else { return extract() };
+        if let Some(dna) = self.0.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(dna);
+        }
+        let dna = extract()?;
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, dna.clone());
+        }
+        Ok(dna)
+    }
 }
 
 impl DataStrategist for Strategist {
@@ -23,7 +70,7 @@ impl DataStrategist for Strategist {
     }
 
     fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> Result<TaskPlan> {
-        let dna = self.synthesizer.extract_dna(seed_env)?;
+        let dna = self.dna_cache.get_or(seed_env, || Ok(self.synthesizer.extract_dna(seed_env)?))?;
         Ok(self.synthesizer.plan(&dna, request)?)
     }
 }

@@ -34,7 +34,7 @@ pub fn parts() -> Parts {
 }
 
 pub fn strategist(p: &Parts) -> Strategist {
-    Strategist { synthesizer: Arc::clone(&p.synthesizer) }
+    Strategist::new(Arc::clone(&p.synthesizer))
 }
 
 pub fn developer(p: &Parts) -> Developer {

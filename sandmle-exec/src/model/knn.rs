@@ -1,42 +1,148 @@
-//! k nearest neighbours (Euclidean, smartcore's cover tree).
+//! k nearest neighbours (Euclidean), by brute force: every test row's
+//! squared distance to every training row, then the `k` smallest.
+//!
+//! On micro tables and the few hundred hashed text features of the text
+//! seeds this is a handful of dot-product-sized passes, much faster than a
+//! cover tree. Neighbours are ordered by distance, then by training row,
+//! so ties are broken the same way on every machine and thread count.
+//! Weights follow scikit-learn's `KNeighborsClassifier` and
+//! `KNeighborsRegressor`: uniform, or the inverse distance, in which case a
+//! test row at distance zero from some training rows takes only those.
 
 use super::{Data, need_rows};
 use crate::error::Result;
-use ndarray::{Array1, Array2};
-use smartcore::neighbors::KNNWeightFunction;
-use smartcore::neighbors::knn_classifier::{KNNClassifier, KNNClassifierParameters};
-use smartcore::neighbors::knn_regressor::{KNNRegressor, KNNRegressorParameters};
-
-fn weight(distance_weighted: bool) -> KNNWeightFunction {
-    if distance_weighted { KNNWeightFunction::Distance } else { KNNWeightFunction::Uniform }
-}
+use ndarray::{Array2, ArrayView1};
+use rayon::prelude::*;
+use std::time::Instant;
 
 fn check(k: usize, rows: usize) -> Result<()> {
     need_rows(&format!("knn with k = {k}"), k, rows)
+}
+
+/// Squared Euclidean distance, summed in four lanes (vectorises).
+fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..4 {
+            let d = x[l] - y[l];
+            acc[l] += d * d;
+        }
+    }
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| (x - y) * (x - y)).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+fn row_slice<'a>(row: &'a ArrayView1<'_, f64>, scratch: &'a mut Vec<f64>) -> &'a [f64] {
+    match row.as_slice() {
+        Some(s) => s,
+        None => {
+            scratch.clear();
+            scratch.extend(row.iter());
+            scratch
+        }
+    }
+}
+
+/// For each test row: its `k` nearest training rows with their weights
+/// (summing to 1), nearest first.
+fn neighbours(d: &Data<'_>, k: usize, distance_weighted: bool) -> Result<Vec<Vec<(usize, f64)>>> {
+    let (x, x_test) = (d.x, d.x_test);
+    check(k, x.nrows())?;
+    let start = Instant::now();
+    let train: Vec<Vec<f64>> = x.rows().into_iter().map(|r| r.to_vec()).collect();
+    d.clock.add_fit(start.elapsed());
+    let start = Instant::now();
+    let out = (0..x_test.nrows())
+        .into_par_iter()
+        .map_init(Vec::new, |scratch, i| {
+            let row = x_test.row(i);
+            let q = row_slice(&row, scratch);
+            let mut all: Vec<(f64, usize)> =
+                train.iter().enumerate().map(|(j, t)| (squared_distance(q, t), j)).collect();
+            let by = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+            if k < all.len() {
+                all.select_nth_unstable_by(k - 1, by);
+                all.truncate(k);
+            }
+            all.sort_unstable_by(by);
+            weights(&all, distance_weighted)
+        })
+        .collect();
+    d.clock.add_predict(start.elapsed());
+    Ok(out)
+}
+
+fn weights(near: &[(f64, usize)], distance_weighted: bool) -> Vec<(usize, f64)> {
+    let n = near.len() as f64;
+    if !distance_weighted {
+        return near.iter().map(|&(_, j)| (j, 1.0 / n)).collect();
+    }
+    let zeros = near.iter().filter(|(d, _)| *d == 0.0).count();
+    if zeros > 0 {
+        return near.iter().map(|&(d, j)| (j, if d == 0.0 { 1.0 / zeros as f64 } else { 0.0 })).collect();
+    }
+    let inv: Vec<f64> = near.iter().map(|(d, _)| 1.0 / d.sqrt()).collect();
+    let total: f64 = inv.iter().sum();
+    near.iter().zip(inv).map(|(&(_, j), w)| (j, w / total)).collect()
 }
 
 /// Class probabilities: the (weighted) share of each class among the `k`
 /// nearest training rows.
 pub(super) fn classifier(
     d: &Data<'_>,
-    y: &Array1<i32>,
+    y: &[usize],
     classes: usize,
     k: usize,
     distance_weighted: bool,
 ) -> Result<Array2<f64>> {
-    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    check(k, x.nrows())?;
-    let params = KNNClassifierParameters::default().with_k(k).with_weight(weight(distance_weighted));
-    let model = clock.fit("knn", || KNNClassifier::fit(x, y, params))?;
-    let proba = clock.predict("knn", || model.predict_proba(x_test))?;
-    Ok(Array2::from_shape_fn((x_test.nrows(), classes), |(i, j)| proba[i].get(j).copied().unwrap_or(0.0)))
+    let near = neighbours(d, k, distance_weighted)?;
+    let mut out = Array2::<f64>::zeros((near.len(), classes));
+    for (i, row) in near.iter().enumerate() {
+        for &(j, w) in row {
+            out[[i, y[j]]] += w;
+        }
+    }
+    Ok(out)
 }
 
 /// The (weighted) mean of the `k` nearest training targets.
-pub(super) fn regressor(d: &Data<'_>, y: &Array1<f64>, k: usize, distance_weighted: bool) -> Result<Vec<f64>> {
-    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    check(k, x.nrows())?;
-    let params = KNNRegressorParameters::default().with_k(k).with_weight(weight(distance_weighted));
-    let model = clock.fit("knn", || KNNRegressor::fit(x, y, params))?;
-    clock.predict("knn", || model.predict(x_test)).map(|p: Array1<f64>| p.to_vec())
+pub(super) fn regressor(d: &Data<'_>, y: &[f64], k: usize, distance_weighted: bool) -> Result<Vec<f64>> {
+    let near = neighbours(d, k, distance_weighted)?;
+    Ok(near.iter().map(|row| row.iter().map(|&(j, w)| w * y[j]).sum()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Clock;
+    use ndarray::array;
+
+    fn data<'a>(clock: &'a Clock, x: &'a Array2<f64>, t: &'a Array2<f64>) -> Data<'a> {
+        Data { clock, x, x_test: t, seed: 0 }
+    }
+
+    #[test]
+    fn nearest_rows_vote_and_ties_go_to_the_earlier_row() {
+        let clock = Clock::default();
+        let x = array![[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [5.0, 5.0]];
+        let t = array![[0.1, 0.0], [5.0, 4.0]];
+        let p = classifier(&data(&clock, &x, &t), &[0, 1, 1, 0], 2, 3, false).unwrap();
+        assert_eq!(p, array![[1.0 / 3.0, 2.0 / 3.0], [2.0 / 3.0, 1.0 / 3.0]]);
+        // Rows 1 and 2 are equally far from the origin: k = 2 takes row 1.
+        let at_origin = array![[0.0, 0.0]];
+        let near = neighbours(&data(&clock, &x, &at_origin), 2, false).unwrap();
+        assert_eq!(near[0].iter().map(|p| p.0).collect::<Vec<_>>(), vec![0, 1]);
+    }
+
+    #[test]
+    fn distance_weights_are_inverse_and_exact_matches_take_all() {
+        let clock = Clock::default();
+        let x = array![[0.0], [1.0], [3.0]];
+        let v = regressor(&data(&clock, &x, &array![[2.0], [1.0]]), &[0.0, 10.0, 30.0], 2, true).unwrap();
+        assert!((v[0] - 20.0).abs() < 1e-12, "{v:?}");
+        assert_eq!(v[1], 10.0);
+        assert!(neighbours(&data(&clock, &x, &array![[0.0]]), 4, false).is_err());
+    }
 }

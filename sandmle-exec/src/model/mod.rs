@@ -115,15 +115,13 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
                 C(c) => {
                     Probs(hist_forest::classifier(d, &c.y, c.k(), params(max_features.unwrap_or_else(sqrt_features)))?)
                 }
-                V(y) => Values(hist_forest::regressor(d, y, params(max_features.unwrap_or_else(third_features)))?),
+                V(y) => Values(hist_forest::regressor(d, y, params(max_features.unwrap_or(x.ncols().max(1))))?),
             }
         }
         (ModelSpec::Knn { k, distance_weighted }, C(c)) => {
-            Probs(knn::classifier(d, &labels(c), c.k(), *k, *distance_weighted)?)
+            Probs(knn::classifier(d, &c.y, c.k(), *k, *distance_weighted)?)
         }
-        (ModelSpec::Knn { k, distance_weighted }, V(y)) => {
-            Values(knn::regressor(d, &Array1::from(y.to_vec()), *k, *distance_weighted)?)
-        }
+        (ModelSpec::Knn { k, distance_weighted }, V(y)) => Values(knn::regressor(d, y, *k, *distance_weighted)?),
         (ModelSpec::GaussianNb { var_smoothing }, C(c)) => Probs(bayes::gaussian(d, &c.y, c.k(), *var_smoothing)?),
         (ModelSpec::MultinomialNb { alpha }, C(c)) => Probs(bayes::multinomial(d, &c.y, c.k(), *alpha)?),
         (ModelSpec::Svm { c: penalty, kernel }, C(c)) => Probs(svm::classifier(d, &c.y, c.k(), *penalty, *kernel)?),

@@ -262,11 +262,13 @@ pub enum ModelSpec {
         #[serde(default = "one_usize")]
         min_samples_leaf: usize,
         /// Features tried per split (default: the square root of the
-        /// feature count for classes, a third for regression).
+        /// feature count for classes, all of them for regression: scikit-learn's
+        /// random forest defaults).
         #[serde(default)]
         max_features: Option<usize>,
     },
-    /// k nearest neighbours (Euclidean).
+    /// k nearest neighbours (Euclidean, brute force; equally distant
+    /// neighbours are taken in training-row order).
     Knn {
         /// Neighbours (default 5).
         #[serde(default = "five")]

@@ -1,0 +1,262 @@
+//! The histogram forest: random forests grown on binned features, written
+//! here because smartcore's tree learner scans every row at every node and
+//! keeps its trees private (no leaf class frequencies, so no real
+//! probabilities).
+//!
+//! Each feature is cut into at most 255 bins on the training rows (one bin
+//! per distinct value when there are few enough, quantile bins otherwise),
+//! so a node's split search is a histogram per candidate feature plus a
+//! scan over bins. Trees are grown as in Breiman's forests: a bootstrap
+//! sample per tree, `max_features` candidates drawn per node (more are
+//! tried if none of them splits), Gini impurity for classes and squared
+//! error for values, leaves of at least `min_samples_leaf` rows (counted
+//! with bootstrap multiplicity). A leaf keeps its class frequencies; the
+//! forest's probabilities are their mean over trees, as in scikit-learn.
+//! Every random choice comes from ChaCha8 seeded per tree, and trees are
+//! combined in index order, so the result does not depend on the thread
+//! count.
+
+mod grow;
+
+use super::Data;
+use crate::error::{Error, Result};
+use grow::Grower;
+use ndarray::Array2;
+use rand::RngExt;
+use rayon::prelude::*;
+use sandmle_core::rng_for;
+use std::time::Instant;
+
+const MAX_BINS: usize = 255;
+
+/// Binned features: per feature, each row's bin and the bin upper edges.
+struct Bins {
+    /// `codes[f][row]`.
+    codes: Vec<Vec<u8>>,
+    /// The same codes row by row: `row_codes[row * features + f]`.
+    row_codes: Vec<u8>,
+    /// `edges[f][b]`: values `<= edges[f][b]` fall in bins `0..=b`.
+    edges: Vec<Vec<f64>>,
+}
+
+impl Bins {
+    fn fit(x: &Array2<f64>) -> Bins {
+        let edges: Vec<Vec<f64>> = x
+            .columns()
+            .into_iter()
+            .map(|col| {
+                let mut all: Vec<f64> = col.to_vec();
+                all.sort_by(f64::total_cmp);
+                let mut distinct = all.clone();
+                distinct.dedup();
+                if distinct.len() <= MAX_BINS {
+                    // Midpoints between consecutive distinct values.
+                    distinct.windows(2).map(|w| w[0] + (w[1] - w[0]) / 2.0).collect()
+                } else {
+                    // Quantiles of the values, duplicates merged.
+                    let mut cuts: Vec<f64> = (1..MAX_BINS).map(|i| all[i * all.len() / MAX_BINS]).collect();
+                    cuts.dedup();
+                    cuts
+                }
+            })
+            .collect();
+        let codes = Self::codes_for(x, &edges);
+        let row_codes = Self::row_major(&codes, x.nrows());
+        Bins { codes, row_codes, edges }
+    }
+
+    /// Column-major codes laid out row by row.
+    fn row_major(codes: &[Vec<u8>], rows: usize) -> Vec<u8> {
+        let mut out = vec![0u8; rows * codes.len()];
+        for (f, col) in codes.iter().enumerate() {
+            for (r, &b) in col.iter().enumerate() {
+                out[r * codes.len() + f] = b;
+            }
+        }
+        out
+    }
+
+    fn codes_for(x: &Array2<f64>, edges: &[Vec<f64>]) -> Vec<Vec<u8>> {
+        x.columns()
+            .into_iter()
+            .zip(edges)
+            .map(|(col, e)| col.iter().map(|&v| e.partition_point(|&t| t < v) as u8).collect())
+            .collect()
+    }
+}
+
+/// What a leaf predicts: class frequencies or a mean.
+#[derive(Clone, Copy)]
+enum Kind {
+    Classes(usize),
+    Values,
+}
+
+impl Kind {
+    /// Numbers per leaf: class frequencies, or one mean.
+    fn width(self) -> usize {
+        match self {
+            Kind::Classes(k) => k,
+            Kind::Values => 1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Node {
+    Split { feature: usize, bin: u8, left: usize, right: usize },
+    Leaf { at: usize },
+}
+
+/// One tree: nodes and leaf payloads (`width` numbers per leaf).
+#[derive(Debug, Clone, PartialEq)]
+struct Tree {
+    nodes: Vec<Node>,
+    leaves: Vec<f64>,
+    width: usize,
+}
+
+impl Tree {
+    /// The leaf payload of a row given its bins (`row[f]` for feature `f`).
+    fn leaf_of(&self, row: &[u8]) -> &[f64] {
+        let mut n = 0;
+        loop {
+            match self.nodes[n] {
+                Node::Split { feature, bin, left, right } => n = if row[feature] <= bin { left } else { right },
+                Node::Leaf { at } => return &self.leaves[at..at + self.width],
+            }
+        }
+    }
+}
+
+/// Forest hyper-parameters.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HistParams {
+    pub n_trees: usize,
+    pub max_depth: Option<u16>,
+    pub min_samples_leaf: usize,
+    pub max_features: usize,
+}
+
+/// What the trees are grown on: the binned training rows and their target.
+#[derive(Clone, Copy)]
+struct Training<'a> {
+    bins: &'a Bins,
+    /// Training rows.
+    n: usize,
+    y_class: &'a [usize],
+    y_value: &'a [f64],
+    kind: Kind,
+}
+
+/// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
+/// index order whatever the thread count; nodes of at least
+/// `batch_min_rows` rows take the batched histogram path.
+fn grow_trees(
+    t: &Training<'_>,
+    p: HistParams,
+    seed: u64,
+    deadline: Option<(Instant, std::time::Duration)>,
+    batch_min_rows: usize,
+) -> Result<Vec<Tree>> {
+    let Training { bins, n, y_class, y_value, kind } = *t;
+    let mut seeder = rng_for(seed, "hist_forest");
+    let seeds: Vec<u64> = (0..p.n_trees).map(|_| seeder.random()).collect();
+    seeds
+        .par_iter()
+        .map(|&s| {
+            if let Some((at, limit)) = deadline {
+                if Instant::now() >= at {
+                    return Err(Error::TimeLimit { limit });
+                }
+            }
+            let mut rng = rng_for(s, "tree");
+            let mut w = vec![0u32; n];
+            for _ in 0..n {
+                w[rng.random_range(0..n)] += 1;
+            }
+            let mut rows: Vec<u32> = (0..n as u32).filter(|&r| w[r as usize] > 0).collect();
+            let mut g = Grower::new(bins, y_class, y_value, kind, p, rng);
+            g.batch_min_rows = batch_min_rows;
+            g.grow(&mut rows, &w, 0);
+            Ok(Tree { nodes: g.nodes, leaves: g.leaves, width: kind.width() })
+        })
+        .collect()
+}
+
+/// Grows the forest and returns each test row's mean leaf payload.
+fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistParams) -> Result<Array2<f64>> {
+    let (x, x_test) = (d.x, d.x_test);
+    let start = Instant::now();
+    if x.nrows() < 2 {
+        return Err(Error::TooFewRows { what: "hist_forest".into(), needed: 2, found: x.nrows() });
+    }
+    let bins = Bins::fit(x);
+    let training = Training { bins: &bins, n: x.nrows(), y_class, y_value, kind };
+    let trees = grow_trees(&training, p, d.seed, d.clock.deadline, grow::BATCH_MIN_ROWS)?;
+    d.clock.add_fit(start.elapsed());
+    let start = Instant::now();
+    let width = x.ncols();
+    let test_codes = Bins::row_major(&Bins::codes_for(x_test, &bins.edges), x_test.nrows());
+    let mut out = Array2::<f64>::zeros((x_test.nrows(), kind.width()));
+    for tree in &trees {
+        for (i, mut o) in out.rows_mut().into_iter().enumerate() {
+            for (o, v) in o.iter_mut().zip(tree.leaf_of(&test_codes[i * width..(i + 1) * width])) {
+                *o += v;
+            }
+        }
+    }
+    out /= trees.len() as f64;
+    d.clock.add_predict(start.elapsed());
+    Ok(out)
+}
+
+/// Class probabilities: the mean of the trees' leaf class frequencies.
+pub(super) fn classifier(d: &Data<'_>, y: &[usize], k: usize, p: HistParams) -> Result<Array2<f64>> {
+    forest(d, y, &[], Kind::Classes(k), p)
+}
+
+/// Values: the mean of the trees' leaf means.
+pub(super) fn regressor(d: &Data<'_>, y: &[f64], p: HistParams) -> Result<Vec<f64>> {
+    forest(d, &[], y, Kind::Values, p).map(|m| m.column(0).to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sandmle_core::rng_for;
+
+    /// 400 rows: two continuous features (many bins), two with few values,
+    /// one constant; three classes and a noisy value target.
+    fn fixture() -> (Array2<f64>, Vec<usize>, Vec<f64>) {
+        let mut rng = rng_for(16, "fixture");
+        let x = Array2::from_shape_fn((400, 5), |(_, j)| match j {
+            0 | 1 => rng.random_range(-3.0..3.0),
+            2 => f64::from(rng.random_range(0..4u8)),
+            3 => f64::from(rng.random_range(0..2u8)),
+            _ => 1.0,
+        });
+        let classes = x.rows().into_iter().map(|r| usize::from(r[0] + r[2] > 1.0) + usize::from(r[1] > 1.5)).collect();
+        let values = x.rows().into_iter().map(|r| r[0] * r[0] + 3.0 * r[3] + rng.random_range(-0.5..0.5)).collect();
+        (x, classes, values)
+    }
+
+    fn params(max_features: usize) -> HistParams {
+        HistParams { n_trees: 8, max_depth: None, min_samples_leaf: 1, max_features }
+    }
+
+    #[test]
+    fn batched_histograms_grow_the_trees_the_per_feature_scan_grows() {
+        let (x, classes, values) = fixture();
+        let bins = Bins::fit(&x);
+        for (kind, max_features) in [(Kind::Classes(3), 2), (Kind::Classes(3), 5), (Kind::Values, 5), (Kind::Values, 1)]
+        {
+            let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
+            let grow = |batch_min_rows| grow_trees(&training, params(max_features), 7, None, batch_min_rows).unwrap();
+            let scan = grow(usize::MAX);
+            assert!(scan.iter().all(|t| t.nodes.len() > 20), "the fixture grows real trees");
+            assert_eq!(scan, grow(0), "{max_features} features: every node batched");
+            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS), "{max_features} features: large nodes batched");
+        }
+    }
+}
