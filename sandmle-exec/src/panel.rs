@@ -158,9 +158,10 @@ impl Panel {
             spec("tree-6", 0, None, tree(Some(6), 1)),
             spec("tree-leaf-5", 0, None, tree(None, 5)),
         ]);
-        // On an image task every row has hundreds of features, where
-        // smartcore's cover-tree kNN and its forest cost 90-140 ms each on
-        // 200 x 400 rows: more than the rest of the panel together.
+        // On an image task every row has hundreds of features, where the kNN
+        // members and smartcore's forest cost more than the rest of the
+        // panel together (90-140 ms each on 200 x 400 rows of 32 x 32 RGB,
+        // measured with smartcore's kNN): they are left out there.
         if rows <= KNN_MAX_ROWS && task.images.is_none() {
             s.extend([
                 spec("knn-1", 0, None, knn(1, false)),
