@@ -126,3 +126,37 @@ def test_an_invalid_submission_raises_with_the_report(tmp_path, sandmle_bin):
     cli = run_cli(sandmle_bin, "evaluate", "--env", str(WINE), "--submission_path", str(sub), check=False)
     assert cli.returncode == 1
     assert json.loads(cli.stdout)["error"] == e.value.report["error"]
+
+
+IMAGE_SEED = WINE.parent / "digits_png"
+
+#: Reads every row's PNG in the workspace with the standard library and
+#: writes the most common training label for each test row.
+READ_IMAGES = """import csv, os, struct, zlib
+names = sorted(os.listdir('images'))
+sizes = set()
+for n in names:
+    data = open('images/' + n, 'rb').read()
+    assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n', n
+    w, h = struct.unpack('>II', data[16:24])
+    sizes.add((w, h))
+train = list(csv.DictReader(open('train.csv')))
+test = list(csv.DictReader(open('test.csv')))
+assert all(os.path.exists('images/' + r['id'] + '.png') for r in train + test)
+labels = [r['label'] for r in train]
+top = max(set(labels), key=labels.count)
+with open('submission.csv', 'w') as f:
+    f.write('id,label\\n' + ''.join(r['id'] + ',' + top + '\\n' for r in test))
+print('images', len(names), 'sizes', sorted(sizes))
+"""
+
+
+def test_an_image_task_shows_its_images_to_the_agent(unsandboxed):
+    env = sandmle.Env(str(IMAGE_SEED), codec="openai_tools", tools=["python"], max_turns=4, unsandboxed=unsandboxed)
+    messages, _ = env.reset(seed=0)
+    assert "images/" in messages[1]["content"] and "images/<id>.png" in messages[1]["content"]
+    obs, _, _, _, info = env.call_tool("PythonInterpreter", {"code": READ_IMAGES})
+    assert info["status"] == "completed", (obs, info)
+    assert "images 1797 sizes [(8, 8)]" in obs[0]["content"], obs
+    obs, _, _, _, info = env.call_tool("Score", {})
+    assert info["grade"]["valid_submission"] is True, info
