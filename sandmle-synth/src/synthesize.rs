@@ -234,16 +234,7 @@ impl DnaSynthesizer {
             });
         }
         let kept: Vec<usize> = (0..n_train).chain(test_rows).collect();
-        let mut all = all.take(&kept)?;
-        let mut ids: Vec<usize> = (0..kept.len()).collect();
-        shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
-        all.set_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
-        let split = |range: std::ops::Range<usize>| -> Result<Table> {
-            let mut rows: Vec<usize> = range.collect();
-            rows.sort_by_key(|&r| ids[r]);
-            Ok(all.take(&rows)?)
-        };
-        let (train, test) = (split(0..n_train)?, split(n_train..kept.len())?);
+        let (train, test, _) = split_with_fresh_ids(&all, &kept, n_train, seed)?;
         let task = TaskSpec {
             id: format!("{}-synth", plan.seed_task),
             modality: dna.modality,
@@ -303,6 +294,30 @@ impl Synthesizer for DnaSynthesizer {
 }
 
 /// A plan's names and settings, checked before any data is drawn.
+/// Keeps the rows `kept` of `all` (the first `n_train` of them training
+/// rows), gives them fresh ids — a permutation of `0..kept.len()` from the
+/// seed's `synth-ids` stream, so ids carry nothing of the rows — and
+/// returns the training and test tables, each sorted by id, with the id of
+/// each kept row by position.
+pub(crate) fn split_with_fresh_ids(
+    all: &Table,
+    kept: &[usize],
+    n_train: usize,
+    seed: u64,
+) -> Result<(Table, Table, Vec<usize>)> {
+    let mut all = all.take(kept)?;
+    let mut ids: Vec<usize> = (0..kept.len()).collect();
+    shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
+    all.set_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
+    let split = |range: std::ops::Range<usize>| -> Result<Table> {
+        let mut rows: Vec<usize> = range.collect();
+        rows.sort_by_key(|&r| ids[r]);
+        Ok(all.take(&rows)?)
+    };
+    let (train, test) = (split(0..n_train)?, split(n_train..kept.len())?);
+    Ok((train, test, ids))
+}
+
 fn check_plan(plan: &TaskPlan) -> Result<()> {
     let bad = |reason: String| Err(Error::BadPlan { reason });
     let names = plan.column_names();

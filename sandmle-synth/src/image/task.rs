@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::labelled::tables;
 use crate::lexicon::{DOMAINS, names};
 use crate::mutations::DrawMutations;
-use crate::random::{from_uniform, gaussian, shuffle};
+use crate::random::{from_uniform, gaussian};
 use crate::rule::{binary_labels, multiclass_labels};
 use crate::sizes::test_rows_for;
 use crate::synthesize::{DnaSynthesizer, SYNTH_VERSION, classes_for, label_column};
@@ -239,16 +239,7 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         return Err(Error::Unsupported { reason: "too many test images repeat a training image".into() });
     }
     let kept: Vec<usize> = (0..n_train).chain(test_rows).collect();
-    let mut all = all.take(&kept)?;
-    let mut ids: Vec<usize> = (0..kept.len()).collect();
-    shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
-    all.set_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
-    let split = |range: std::ops::Range<usize>| -> Result<Table> {
-        let mut rows: Vec<usize> = range.collect();
-        rows.sort_by_key(|&r| ids[r]);
-        Ok(all.take(&rows)?)
-    };
-    let (train, test) = (split(0..n_train)?, split(n_train..kept.len())?);
+    let (train, test, ids) = crate::synthesize::split_with_fresh_ids(&all, &kept, n_train, seed)?;
     let spec = ImageSpec::png(canvas.width, canvas.height, canvas.channels);
     let mut set = ImageSet::new();
     let mut by_id: Vec<(usize, usize)> = kept.iter().enumerate().map(|(pos, &row)| (ids[pos], row)).collect();
