@@ -2,9 +2,14 @@
 //! weighted.
 //!
 //! Tokens are lower-cased runs of alphanumeric characters; an n-gram is its
-//! tokens joined by one space; its bucket is FNV-1a (64-bit) of its bytes
-//! modulo `n_features`. FNV is fixed by its definition, so the features are
-//! the same on every machine. With `tfidf`, counts are weighted by
+//! tokens joined by one space; its bucket is scikit-learn's
+//! `HashingVectorizer` bucket (`alternate_sign=False`): MurmurHash3
+//! (x86, 32-bit, seed 0) of its UTF-8 bytes, read as a signed integer,
+//! absolute value modulo `n_features`. So the step's counts are those of
+//! `HashingVectorizer(n_features=n, alternate_sign=False, norm=None,
+//! token_pattern=r"(?u)[^\W_]+")`: an agent's scikit-learn pipeline sees
+//! the features the panel's baselines saw. (Tokens differ only where Rust's
+//! and Python's Unicode alphanumeric classes do, in a few combining marks.) With `tfidf`, counts are weighted by
 //! `ln((1 + n) / (1 + df)) + 1` (scikit-learn's smoothed idf, fitted on the
 //! training rows) and each row is L2-normalised.
 
@@ -66,7 +71,70 @@ fn counts(c: &Column, n_features: usize, ngram_max: usize) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// scikit-learn's bucket of a token: `abs(murmurhash3_32(token)) % n`,
+/// with `abs(-2**31)` taken as scikit-learn takes it.
 fn bucket(bytes: &[u8], n: usize) -> usize {
-    let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    (h % n as u64) as usize
+    let h = murmur3_32(bytes, 0) as i32;
+    if h == i32::MIN { (i32::MAX as usize - (n - 1)) % n } else { h.unsigned_abs() as usize % n }
+}
+
+/// MurmurHash3, x86 32-bit variant (Austin Appleby's reference).
+fn murmur3_32(data: &[u8], seed: u32) -> u32 {
+    const C1: u32 = 0xcc9e_2d51;
+    const C2: u32 = 0x1b87_3593;
+    let mix = |k: u32| k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+    let mut h = seed;
+    let blocks = data.chunks_exact(4);
+    let tail = blocks.remainder();
+    for b in blocks {
+        h ^= mix(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
+    }
+    if !tail.is_empty() {
+        h ^= mix(tail.iter().rev().fold(0u32, |k, &b| (k << 8) | u32::from(b)));
+    }
+    h ^= data.len() as u32;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sklearn.utils.murmurhash3_32(s, seed=0)` (scikit-learn 1.9.1).
+    #[test]
+    fn murmur3_is_scikit_learns() {
+        let cases: [(&str, i32); 7] = [
+            ("", 0),
+            ("a", 1009084850),
+            ("hello", 613153351),
+            ("free entry", 1360786885),
+            ("naïve", 992511445),
+            ("abcd", 1139631978),
+            ("abcde", -392455434),
+        ];
+        for (s, want) in cases {
+            assert_eq!(murmur3_32(s.as_bytes(), 0) as i32, want, "{s:?}");
+        }
+    }
+
+    /// The non-zero buckets of
+    /// `HashingVectorizer(n_features=256, alternate_sign=False, norm=None,
+    /// token_pattern=r"(?u)[^\W_]+", ngram_range=(1, 2))` on two documents.
+    #[test]
+    fn counts_are_scikit_learns_hashing_vectorizer() {
+        let docs = Column::text(["Free entry in 2 a wkly comp", "naïve café Ok lar"].map(Some));
+        let rows = counts(&docs, 256, 2);
+        let nonzero =
+            |r: &Vec<f64>| r.iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(i, v)| (i, *v)).collect::<Vec<_>>();
+        let one = |ix: &[usize]| ix.iter().map(|&i| (i, 1.0)).collect::<Vec<_>>();
+        let mut first = one(&[17, 23, 30, 51, 102, 109, 110, 116, 178, 215, 253]);
+        first.insert(9, (197, 2.0));
+        assert_eq!(nonzero(&rows[0]), first);
+        assert_eq!(nonzero(&rows[1]), one(&[8, 12, 30, 54, 161, 205, 213]));
+    }
 }

@@ -14,8 +14,9 @@ use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
 use sandmle_core::SeedRng;
 
-/// A split candidate: feature, last bin of the left side, gain.
-type Split = (usize, u8, f64);
+/// A split candidate: feature, the node's last occupied bin on the left,
+/// its first occupied bin on the right, gain.
+type Split = (usize, u8, u8, f64);
 
 /// Nodes with at least this many rows build their candidates' histograms
 /// in one row-major pass.
@@ -88,13 +89,14 @@ impl<'a> Grower<'a> {
             None
         };
         match split {
-            Some((feature, bin, _)) => {
+            Some((feature, bin, next, _)) => {
+                let threshold = self.bins.threshold(feature, bin, next);
                 let codes = &self.bins.codes[feature];
                 let mid = partition(rows, |r| codes[r as usize] <= bin);
                 let (l, r) = rows.split_at_mut(mid);
                 let left = self.grow(l, w, depth + 1);
                 let right = self.grow(r, w, depth + 1);
-                self.nodes[id] = Node::Split { feature, bin, left, right };
+                self.nodes[id] = Node::Split { feature, threshold, left, right };
             }
             None => {
                 let at = self.leaves.len();
@@ -135,7 +137,7 @@ impl<'a> Grower<'a> {
     }
 
     /// The best split over `max_features` random candidates, trying further
-    /// features (in random order) until one splits.
+    /// features (in random order) until one can be cut.
     fn best_split(&mut self, rows: &[u32], w: &[u32], total: f64) -> Option<Split> {
         let n_features = self.bins.codes.len();
         let mut order = std::mem::take(&mut self.order);
@@ -150,7 +152,7 @@ impl<'a> Grower<'a> {
         let mut best: Option<Split> = None;
         let keep = |s: Option<Split>, best: &mut Option<Split>| {
             if let Some(s) = s {
-                if best.is_none_or(|b| s.2 > b.2) {
+                if best.is_none_or(|b| s.3 > b.3) {
                     *best = Some(s);
                 }
             }
@@ -216,7 +218,7 @@ impl<'a> Grower<'a> {
         let hist = &mut self.hist[base..base + n_bins * stride];
         let occupied = (0..n_bins).rev().find(|&b| hist[b * stride] != 0.0);
         let best = occupied.and_then(|last| {
-            let bins = (0..last).filter(|&b| hist[b * stride] != 0.0).map(|b| b as u8);
+            let bins = (0..=last).filter(|&b| hist[b * stride] != 0.0).map(|b| b as u8);
             best_cut(self.kind, self.p.min_samples_leaf, feature, hist, &mut self.sums, bins, total)
         });
         hist.iter_mut().for_each(|v| *v = 0.0);
@@ -248,8 +250,8 @@ impl<'a> Grower<'a> {
             self.sums[j] += v;
         }
         touched.sort_unstable();
-        let cuts = touched[..touched.len().saturating_sub(1)].iter().copied();
-        let best = best_cut(self.kind, self.p.min_samples_leaf, feature, &hist, &mut self.sums, cuts, total);
+        let occupied = touched.iter().copied();
+        let best = best_cut(self.kind, self.p.min_samples_leaf, feature, &hist, &mut self.sums, occupied, total);
         for &b in touched.iter() {
             hist[b as usize * stride..(b as usize + 1) * stride].iter_mut().for_each(|v| *v = 0.0);
         }
@@ -259,16 +261,17 @@ impl<'a> Grower<'a> {
     }
 }
 
-/// The best cut among `cuts` (occupied bins in increasing order, the last
-/// occupied bin left out) of one feature's histogram; `sums` holds the
-/// totals in its first `stride` slots and is used as scratch after them.
+/// The best cut between two consecutive bins of `occupied` (the bins the
+/// node's rows occupy, in increasing order) of one feature's histogram;
+/// `sums` holds the totals in its first `stride` slots and is used as
+/// scratch after them.
 fn best_cut(
     kind: Kind,
     min_samples_leaf: usize,
     feature: usize,
     hist: &[f64],
     sums: &mut [f64],
-    cuts: impl Iterator<Item = u8>,
+    occupied: impl Iterator<Item = u8>,
     total: f64,
 ) -> Option<Split> {
     let stride = kind.width() + 1;
@@ -289,7 +292,9 @@ fn best_cut(
     let parent = purity(totals);
     let min_leaf = min_samples_leaf as f64;
     let mut best: Option<Split> = None;
-    for b in cuts {
+    let mut occupied = occupied.peekable();
+    while let Some(b) = occupied.next() {
+        let Some(&next) = occupied.peek() else { break };
         let at = b as usize * stride;
         for j in 0..stride {
             left[j] += hist[at + j];
@@ -298,9 +303,12 @@ fn best_cut(
         if left[0] < min_leaf || right[0] < min_leaf {
             continue;
         }
+        // Any valid cut is a candidate, a zero gain included: as in
+        // scikit-learn, a node that is not pure splits whenever one of its
+        // drawn features can be cut.
         let gain = (purity(left) + purity(right) - parent) / total;
-        if gain > 1e-12 && best.is_none_or(|s| gain > s.2) {
-            best = Some((feature, b, gain));
+        if best.is_none_or(|s| gain > s.3) {
+            best = Some((feature, b, next, gain));
         }
     }
     best

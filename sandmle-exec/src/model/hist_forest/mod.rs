@@ -8,9 +8,14 @@
 //! so a node's split search is a histogram per candidate feature plus a
 //! scan over bins. Trees are grown as in Breiman's forests: a bootstrap
 //! sample per tree, `max_features` candidates drawn per node (more are
-//! tried if none of them splits), Gini impurity for classes and squared
-//! error for values, leaves of at least `min_samples_leaf` rows (counted
-//! with bootstrap multiplicity). A leaf keeps its class frequencies; the
+//! tried only if none of them can be cut, being constant in the node),
+//! Gini impurity for classes and squared error for values, leaves of at
+//! least `min_samples_leaf` rows (counted with bootstrap multiplicity). As
+//! in scikit-learn, a node that is not pure splits on its best cut even
+//! when that cut gains nothing, and a split's threshold lies midway between
+//! the largest value on its left and the smallest on its right among the
+//! node's own rows (bins only say where cuts may fall; prediction compares
+//! values with thresholds). A leaf keeps its class frequencies; the
 //! forest's probabilities are their mean over trees, as in scikit-learn.
 //! Every random choice comes from ChaCha8 seeded per tree, and trees are
 //! combined in index order, so the result does not depend on the thread
@@ -37,6 +42,10 @@ struct Bins {
     row_codes: Vec<u8>,
     /// `edges[f][b]`: values `<= edges[f][b]` fall in bins `0..=b`.
     edges: Vec<Vec<f64>>,
+    /// `lo[f][b]`, `hi[f][b]`: the smallest and largest training value in
+    /// bin `b` of feature `f` (equal when a bin holds one distinct value).
+    lo: Vec<Vec<f64>>,
+    hi: Vec<Vec<f64>>,
 }
 
 impl Bins {
@@ -62,7 +71,26 @@ impl Bins {
             .collect();
         let codes = Self::codes_for(x, &edges);
         let row_codes = Self::row_major(&codes, x.nrows());
-        Bins { codes, row_codes, edges }
+        let (mut lo, mut hi): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
+            edges.iter().map(|e| (vec![f64::INFINITY; e.len() + 1], vec![f64::NEG_INFINITY; e.len() + 1])).unzip();
+        for (f, col) in x.columns().into_iter().enumerate() {
+            for (&v, &b) in col.iter().zip(&codes[f]) {
+                lo[f][b as usize] = lo[f][b as usize].min(v);
+                hi[f][b as usize] = hi[f][b as usize].max(v);
+            }
+        }
+        Bins { codes, row_codes, edges, lo, hi }
+    }
+
+    /// The value threshold of a cut of feature `f` between the node's
+    /// occupied bins `left` and `right` (`left < right`): the midpoint of
+    /// the largest value on the left and the smallest on the right, as
+    /// scikit-learn places it (halves added, so no overflow; the left value
+    /// when rounding reaches the right one).
+    fn threshold(&self, f: usize, left: u8, right: u8) -> f64 {
+        let (a, b) = (self.hi[f][left as usize], self.lo[f][right as usize]);
+        let t = a / 2.0 + b / 2.0;
+        if t == b || t.is_infinite() { a } else { t }
     }
 
     /// Column-major codes laid out row by row.
@@ -104,8 +132,16 @@ impl Kind {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Node {
-    Split { feature: usize, bin: u8, left: usize, right: usize },
-    Leaf { at: usize },
+    /// Rows whose value of `feature` is at most `threshold` go left.
+    Split {
+        feature: usize,
+        threshold: f64,
+        left: usize,
+        right: usize,
+    },
+    Leaf {
+        at: usize,
+    },
 }
 
 /// One tree: nodes and leaf payloads (`width` numbers per leaf).
@@ -117,12 +153,14 @@ struct Tree {
 }
 
 impl Tree {
-    /// The leaf payload of a row given its bins (`row[f]` for feature `f`).
-    fn leaf_of(&self, row: &[u8]) -> &[f64] {
+    /// The leaf payload of a row given its values (`row[f]` for feature `f`).
+    fn leaf_of(&self, row: &[f64]) -> &[f64] {
         let mut n = 0;
         loop {
             match self.nodes[n] {
-                Node::Split { feature, bin, left, right } => n = if row[feature] <= bin { left } else { right },
+                Node::Split { feature, threshold, left, right } => {
+                    n = if row[feature] <= threshold { left } else { right }
+                }
                 Node::Leaf { at } => return &self.leaves[at..at + self.width],
             }
         }
@@ -197,11 +235,12 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     d.clock.add_fit(start.elapsed());
     let start = Instant::now();
     let width = x.ncols();
-    let test_codes = Bins::row_major(&Bins::codes_for(x_test, &bins.edges), x_test.nrows());
+    let test = x_test.as_standard_layout();
+    let test = test.as_slice().unwrap_or_default();
     let mut out = Array2::<f64>::zeros((x_test.nrows(), kind.width()));
     for tree in &trees {
         for (i, mut o) in out.rows_mut().into_iter().enumerate() {
-            for (o, v) in o.iter_mut().zip(tree.leaf_of(&test_codes[i * width..(i + 1) * width])) {
+            for (o, v) in o.iter_mut().zip(tree.leaf_of(&test[i * width..(i + 1) * width])) {
                 *o += v;
             }
         }
@@ -243,6 +282,38 @@ mod tests {
 
     fn params(max_features: usize) -> HistParams {
         HistParams { n_trees: 8, max_depth: None, min_samples_leaf: 1, max_features }
+    }
+
+    /// A node that holds only the values 0 and 10 of a feature whose
+    /// training values are 0, 4, 6 and 10 (rows 4 and 6 out of the tree's
+    /// bootstrap) splits at 5, midway between its own values, as
+    /// scikit-learn's trees do: not at 2, the bin edge next to 0, which
+    /// sent test values 2-5 to the side of 10.
+    #[test]
+    fn a_split_lies_midway_between_the_nodes_own_values() {
+        let x = Array2::from_shape_vec((4, 1), vec![0.0, 4.0, 6.0, 10.0]).unwrap();
+        let bins = Bins::fit(&x);
+        let y = [0, 0, 1, 1];
+        let rng = rng_for(0, "tree");
+        let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng);
+        g.grow(&mut [0, 3], &[1, 0, 0, 1], 0);
+        assert!(matches!(g.nodes[0], Node::Split { feature: 0, threshold: 5.0, .. }), "{:?}", g.nodes);
+        let tree = Tree { nodes: g.nodes, leaves: g.leaves, width: 2 };
+        assert_eq!(tree.leaf_of(&[4.9]), &[1.0, 0.0]);
+        assert_eq!(tree.leaf_of(&[5.1]), &[0.0, 1.0]);
+    }
+
+    /// Quantile bins (more distinct values than bins) cut between the
+    /// largest value of the left bin and the smallest of the right one.
+    #[test]
+    fn quantile_bins_cut_between_the_values_they_hold() {
+        let x = Array2::from_shape_fn((1000, 1), |(i, _)| i as f64);
+        let bins = Bins::fit(&x);
+        assert!(bins.edges[0].len() < 999, "quantile bins");
+        let (l, r) = (bins.codes[0][100], bins.codes[0][900]);
+        let t = bins.threshold(0, l, r);
+        assert_eq!(t, (bins.hi[0][l as usize] + bins.lo[0][r as usize]) / 2.0);
+        assert!(bins.hi[0][l as usize] >= 100.0 && bins.lo[0][r as usize] <= 900.0 && t > 100.0 && t < 900.0);
     }
 
     #[test]
