@@ -2,12 +2,15 @@
 
 use crate::error::{Error, Result};
 use crate::image::image_feature_tables;
-use crate::model::{self, Clock, Prediction};
+use crate::model::{self, Clock, NeighbourCache, Prediction};
 use crate::preprocess::{Frames, TargetSignal};
-use crate::spec::{CheckedPipeline, PipelineSpec};
+use crate::spec::{CheckedPipeline, PipelineSpec, Step};
 use crate::submission::{Output, assemble};
 use crate::target::{self, Classes};
-use sandmle_core::{ExecStatus, Execution, Executor, PublicView, Solution, SubmissionForm, Table, Timings, bounded};
+use ndarray::Array2;
+use sandmle_core::{
+    Column, ExecStatus, Execution, Executor, PublicView, Solution, SubmissionForm, Table, TaskSpec, Timings, bounded,
+};
 use std::time::{Duration, Instant};
 
 /// The in-process pipeline executor: the fast path, milliseconds on micro
@@ -58,100 +61,135 @@ impl PipelineExecutor {
     /// undecodable image (the environment's fault).
     pub fn run(&self, spec: &CheckedPipeline, view: &PublicView<'_>) -> Result<PipelineRun> {
         let clock = Clock::with_limit(self.time_limit);
-        let spec: &PipelineSpec = spec;
-        let task = view.task;
-        if view.train.n_rows() < 2 {
-            return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
-        }
-        let mut timings = Timings::default();
-        let start = Instant::now();
-        // An image task's rows are their images: their features join the
-        // tables before any step (a view whose tables already hold them
-        // passes no images, as the panel does).
-        let featurized;
-        let (train, test) = if task.images.is_some() && !view.images.is_empty() {
-            featurized = image_feature_tables(view)?;
-            timings.push("image_features", start.elapsed());
-            clock.check_deadline()?;
-            (&featurized.0, &featurized.1)
-        } else {
-            (view.train, view.test)
-        };
-        let start = Instant::now();
-        let id = task.id_column.as_str();
-        let features: Vec<String> =
-            train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
-        if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
-            return Err(Error::MissingTestColumn { column: missing.clone() });
-        }
-        let mut frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
-        let ids = test.column(id)?.clone();
-        let classes = !matches!(task.submission_form(), SubmissionForm::Value);
-        let targets: Vec<Target> = task
-            .target_columns
-            .iter()
-            .map(|name| {
-                let col = train.column(name)?;
-                Ok(if classes {
-                    Target::Classes(Classes::from_column(name, col)?)
-                } else {
-                    Target::Values(target::values(name, col)?)
-                })
-            })
-            .collect::<Result<_>>()?;
-        timings.push("load", start.elapsed());
-
-        let start = Instant::now();
-        let signal = match targets.first() {
-            Some(Target::Classes(c)) => TargetSignal::Classes(&c.y, c.k()),
-            Some(Target::Values(v)) => TargetSignal::Values(v),
-            None => return Err(Error::UnsupportedTask { reason: "the task names no target column".into() }),
-        };
-        for step in &spec.steps {
-            clock.check_deadline()?;
-            frames.apply(step, signal)?;
-        }
-        let (x, x_test) = frames.matrices()?;
-        timings.push("preprocess", start.elapsed());
-
-        let mut outputs = Vec::with_capacity(targets.len());
-        for (i, t) in targets.into_iter().enumerate() {
-            let d = model::Data {
-                clock: &clock,
-                x: &x,
-                x_test: &x_test,
-                seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
-            };
-            outputs.push(match t {
-                Target::Classes(c) => match model::fit_predict(&d, &spec.model, model::Target::Classes(&c))? {
-                    Prediction::Probs(p) => Output::Probs(c, p),
-                    Prediction::Values(_) => {
-                        return Err(Error::UnsupportedTask { reason: "a classifier predicted values".into() });
-                    }
-                },
-                Target::Values(v) => {
-                    let Prediction::Values(mut pred) = model::fit_predict(&d, &spec.model, model::Target::Values(&v))?
-                    else {
-                        return Err(Error::UnsupportedTask { reason: "a regressor predicted classes".into() });
-                    };
-                    if spec.clip_to_target_range {
-                        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-                        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                        pred.iter_mut().for_each(|p| *p = p.clamp(lo, hi));
-                    }
-                    Output::Values(pred)
-                }
-            });
-        }
-        let (fit, predict) = clock.totals();
-        timings.push("fit", fit);
-        timings.push("predict", predict);
-
-        let start = Instant::now();
-        let submission = assemble(task, &ids, outputs)?;
-        timings.push("assemble", start.elapsed());
-        Ok(PipelineRun { submission, timings })
+        let prepared = prepare(&spec.steps, view, &clock)?;
+        fit_and_assemble(spec, view.task, &prepared, &clock)
     }
+}
+
+/// A view's tables after a list of steps: the matrices every model of a
+/// pipeline with those steps learns from, the targets and the test ids.
+/// The panel prepares once per distinct list of steps and runs each of its
+/// members on the result; the kNN members also share their neighbour
+/// lists (`neighbours`).
+pub(crate) struct Prepared {
+    x: Array2<f64>,
+    x_test: Array2<f64>,
+    ids: Column,
+    targets: Vec<Target>,
+    /// `image_features`, `load` and `preprocess`.
+    timings: Timings,
+    /// Neighbour lists for kNN members, computed by the first that needs them.
+    pub neighbours: Option<NeighbourCache>,
+}
+
+/// Applies `steps` to `view`'s tables (featurizing an image task's images
+/// first when the view holds them); see [`PipelineExecutor::run`].
+pub(crate) fn prepare(steps: &[Step], view: &PublicView<'_>, clock: &Clock) -> Result<Prepared> {
+    let task = view.task;
+    if view.train.n_rows() < 2 {
+        return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
+    }
+    let mut timings = Timings::default();
+    let start = Instant::now();
+    // An image task's rows are their images: their features join the
+    // tables before any step (a view whose tables already hold them
+    // passes no images, as the panel does).
+    let featurized;
+    let (train, test) = if task.images.is_some() && !view.images.is_empty() {
+        featurized = image_feature_tables(view)?;
+        timings.push("image_features", start.elapsed());
+        clock.check_deadline()?;
+        (&featurized.0, &featurized.1)
+    } else {
+        (view.train, view.test)
+    };
+    let start = Instant::now();
+    let id = task.id_column.as_str();
+    let features: Vec<String> =
+        train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
+    if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
+        return Err(Error::MissingTestColumn { column: missing.clone() });
+    }
+    let mut frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
+    let ids = test.column(id)?.clone();
+    let classes = !matches!(task.submission_form(), SubmissionForm::Value);
+    let targets: Vec<Target> = task
+        .target_columns
+        .iter()
+        .map(|name| {
+            let col = train.column(name)?;
+            Ok(if classes {
+                Target::Classes(Classes::from_column(name, col)?)
+            } else {
+                Target::Values(target::values(name, col)?)
+            })
+        })
+        .collect::<Result<_>>()?;
+    timings.push("load", start.elapsed());
+
+    let start = Instant::now();
+    let signal = match targets.first() {
+        Some(Target::Classes(c)) => TargetSignal::Classes(&c.y, c.k()),
+        Some(Target::Values(v)) => TargetSignal::Values(v),
+        None => return Err(Error::UnsupportedTask { reason: "the task names no target column".into() }),
+    };
+    for step in steps {
+        clock.check_deadline()?;
+        frames.apply(step, signal)?;
+    }
+    let (x, x_test) = frames.matrices()?;
+    timings.push("preprocess", start.elapsed());
+    Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None })
+}
+
+/// Fits `spec`'s model on prepared matrices, predicts and assembles the
+/// submission; the timings are the preparation's and this run's.
+pub(crate) fn fit_and_assemble(
+    spec: &PipelineSpec,
+    task: &TaskSpec,
+    prepared: &Prepared,
+    clock: &Clock,
+) -> Result<PipelineRun> {
+    let Prepared { x, x_test, ids, targets, timings, neighbours } = prepared;
+    let mut timings = timings.clone();
+    let mut outputs = Vec::with_capacity(targets.len());
+    for (i, t) in targets.iter().enumerate() {
+        let d = model::Data {
+            clock,
+            x,
+            x_test,
+            seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
+            neighbours: neighbours.as_ref(),
+        };
+        outputs.push(match t {
+            Target::Classes(c) => match model::fit_predict(&d, &spec.model, model::Target::Classes(c))? {
+                Prediction::Probs(p) => Output::Probs(c.clone(), p),
+                Prediction::Values(_) => {
+                    return Err(Error::UnsupportedTask { reason: "a classifier predicted values".into() });
+                }
+            },
+            Target::Values(v) => {
+                let Prediction::Values(mut pred) = model::fit_predict(&d, &spec.model, model::Target::Values(v))?
+                else {
+                    return Err(Error::UnsupportedTask { reason: "a regressor predicted classes".into() });
+                };
+                if spec.clip_to_target_range {
+                    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+                    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    pred.iter_mut().for_each(|p| *p = p.clamp(lo, hi));
+                }
+                Output::Values(pred)
+            }
+        });
+    }
+    let (fit, predict) = clock.totals();
+    timings.push("fit", fit);
+    timings.push("predict", predict);
+
+    let start = Instant::now();
+    let submission = assemble(task, ids, outputs)?;
+    timings.push("assemble", start.elapsed());
+    Ok(PipelineRun { submission, timings })
 }
 
 enum Target {

@@ -13,7 +13,25 @@ use super::{Data, need_rows};
 use crate::error::Result;
 use ndarray::{Array2, ArrayView1};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 use std::time::Instant;
+
+/// Sorted neighbour lists shared by the kNN members of one panel run: for
+/// every test row its `k` nearest training rows, nearest first (distance,
+/// then training row). A member with a smaller `k` takes a prefix, which
+/// is exactly the list it would compute itself, since the order is total.
+/// The first member to need the lists computes them; the others wait.
+pub(crate) struct NeighbourCache {
+    k: usize,
+    lists: OnceLock<Vec<Vec<(f64, usize)>>>,
+}
+
+impl NeighbourCache {
+    /// Lists of the `k` nearest rows (the largest `k` of the members).
+    pub(crate) fn new(k: usize) -> Self {
+        NeighbourCache { k, lists: OnceLock::new() }
+    }
+}
 
 fn check(k: usize, rows: usize) -> Result<()> {
     need_rows(&format!("knn with k = {k}"), k, rows)
@@ -46,10 +64,25 @@ fn row_slice<'a>(row: &'a ArrayView1<'_, f64>, scratch: &'a mut Vec<f64>) -> &'a
 }
 
 /// For each test row: its `k` nearest training rows with their weights
-/// (summing to 1), nearest first.
+/// (summing to 1), nearest first; from the shared lists when they are long
+/// enough.
 fn neighbours(d: &Data<'_>, k: usize, distance_weighted: bool) -> Result<Vec<Vec<(usize, f64)>>> {
+    check(k, d.x.nrows())?;
+    let Some(cache) = d.neighbours.filter(|c| c.k >= k && c.k <= d.x.nrows()) else {
+        let near = nearest(d, k);
+        return Ok(near.iter().map(|n| weights(n, distance_weighted)).collect());
+    };
+    let start = Instant::now();
+    let lists = cache.lists.get_or_init(|| nearest(d, cache.k));
+    let out = lists.iter().map(|n| weights(&n[..k], distance_weighted)).collect();
+    d.clock.add_predict(start.elapsed());
+    Ok(out)
+}
+
+/// For each test row: its `k` nearest training rows and their squared
+/// distances, nearest first (`k` at most the training rows).
+fn nearest(d: &Data<'_>, k: usize) -> Vec<Vec<(f64, usize)>> {
     let (x, x_test) = (d.x, d.x_test);
-    check(k, x.nrows())?;
     let start = Instant::now();
     let train: Vec<Vec<f64>> = x.rows().into_iter().map(|r| r.to_vec()).collect();
     d.clock.add_fit(start.elapsed());
@@ -67,11 +100,11 @@ fn neighbours(d: &Data<'_>, k: usize, distance_weighted: bool) -> Result<Vec<Vec
                 all.truncate(k);
             }
             all.sort_unstable_by(by);
-            weights(&all, distance_weighted)
+            all
         })
         .collect();
     d.clock.add_predict(start.elapsed());
-    Ok(out)
+    out
 }
 
 fn weights(near: &[(f64, usize)], distance_weighted: bool) -> Vec<(usize, f64)> {
@@ -120,7 +153,7 @@ mod tests {
     use ndarray::array;
 
     fn data<'a>(clock: &'a Clock, x: &'a Array2<f64>, t: &'a Array2<f64>) -> Data<'a> {
-        Data { clock, x, x_test: t, seed: 0 }
+        Data { clock, x, x_test: t, seed: 0, neighbours: None }
     }
 
     #[test]
@@ -134,6 +167,25 @@ mod tests {
         let at_origin = array![[0.0, 0.0]];
         let near = neighbours(&data(&clock, &x, &at_origin), 2, false).unwrap();
         assert_eq!(near[0].iter().map(|p| p.0).collect::<Vec<_>>(), vec![0, 1]);
+    }
+
+    /// Members reading shared lists of the 7 nearest rows predict exactly
+    /// what they compute alone, ties included (duplicated training rows).
+    #[test]
+    fn shared_neighbour_lists_give_what_each_member_computes_alone() {
+        let clock = Clock::default();
+        let x = Array2::from_shape_fn((12, 3), |(i, j)| ((i % 6) * (j + 1)) as f64 * 0.5);
+        let t = Array2::from_shape_fn((5, 3), |(i, j)| (i + j) as f64 * 0.7);
+        let y: Vec<usize> = (0..12).map(|i| (i * 7) % 3).collect();
+        let cache = NeighbourCache::new(7);
+        let shared = Data { neighbours: Some(&cache), ..data(&clock, &x, &t) };
+        for (k, weighted) in [(1, false), (5, false), (7, true), (3, true)] {
+            let alone = classifier(&data(&clock, &x, &t), &y, 3, k, weighted).unwrap();
+            assert_eq!(classifier(&shared, &y, 3, k, weighted).unwrap(), alone, "k = {k}");
+        }
+        // A k beyond the shared lists computes its own.
+        let alone = classifier(&data(&clock, &x, &t), &y, 3, 9, false).unwrap();
+        assert_eq!(classifier(&shared, &y, 3, 9, false).unwrap(), alone);
     }
 
     #[test]

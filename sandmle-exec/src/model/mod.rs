@@ -18,6 +18,7 @@ mod tree;
 use crate::error::{Error, Result};
 use crate::spec::ModelSpec;
 use crate::target::Classes;
+pub(crate) use knn::NeighbourCache;
 
 use ndarray::{Array1, Array2, Axis};
 use std::cell::Cell;
@@ -31,6 +32,8 @@ pub(crate) struct Data<'a> {
     pub x: &'a Array2<f64>,
     pub x_test: &'a Array2<f64>,
     pub seed: u64,
+    /// Neighbour lists shared with other kNN models on the same matrices.
+    pub neighbours: Option<&'a NeighbourCache>,
 }
 
 /// What a model predicts for: the classes of a label target or the values
@@ -83,11 +86,20 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
         (ModelSpec::ElasticNet { alpha, l1_ratio }, V(y)) => {
             Values(linear::elastic_net(d, &Array1::from(y.to_vec()), *alpha, *l1_ratio)?)
         }
-        (ModelSpec::DecisionTree { max_depth, min_samples_leaf }, C(c)) => {
-            Probs(tree::tree_classifier(d, &labels(c), c.k(), *max_depth, *min_samples_leaf)?)
-        }
-        (ModelSpec::DecisionTree { max_depth, min_samples_leaf }, V(y)) => {
-            Values(tree::tree_regressor(d, &Array1::from(y.to_vec()), *max_depth, *min_samples_leaf)?)
+        (ModelSpec::DecisionTree { max_depth, min_samples_leaf }, target) => {
+            // scikit-learn's decision tree: one tree on every row, every
+            // feature tried per split (in a random order, which breaks ties).
+            let params = hist_forest::HistParams {
+                n_trees: 1,
+                max_depth: *max_depth,
+                min_samples_leaf: *min_samples_leaf,
+                max_features: x.ncols().max(1),
+                bootstrap: false,
+            };
+            match target {
+                C(c) => Probs(hist_forest::classifier(d, &c.y, c.k(), params)?),
+                V(y) => Values(hist_forest::regressor(d, y, params)?),
+            }
         }
         (ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features }, target) => {
             let (n_trees, max_depth, min_samples_leaf) = (*n_trees, *max_depth, *min_samples_leaf);
@@ -110,6 +122,7 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
                 max_depth: *max_depth,
                 min_samples_leaf: *min_samples_leaf,
                 max_features,
+                bootstrap: true,
             };
             match target {
                 C(c) => {

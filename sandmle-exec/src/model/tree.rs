@@ -1,4 +1,5 @@
-//! Decision trees and random forests.
+//! smartcore's random forests (the `random_forest` model; decision trees
+//! and the histogram forest are grown in [`super::hist_forest`]).
 //!
 //! Forest class probabilities are the trees' vote shares. smartcore's
 //! forest keeps its trees private, so each tree is grown as a one-tree
@@ -12,8 +13,6 @@ use rand_chacha::rand_core::Rng;
 use sandmle_core::rng_for;
 use smartcore::ensemble::random_forest_classifier::{RandomForestClassifier, RandomForestClassifierParameters};
 use smartcore::ensemble::random_forest_regressor::{RandomForestRegressor, RandomForestRegressorParameters};
-use smartcore::tree::decision_tree_classifier::{DecisionTreeClassifier, DecisionTreeClassifierParameters};
-use smartcore::tree::decision_tree_regressor::{DecisionTreeRegressor, DecisionTreeRegressorParameters};
 
 /// The shape of a forest.
 pub(super) struct ForestShape {
@@ -27,28 +26,6 @@ pub(super) struct ForestShape {
 /// spec counts splits, as scikit-learn does.
 fn levels(max_depth: Option<u16>) -> Option<u16> {
     max_depth.map(|d| d.saturating_add(1))
-}
-
-/// One-hot probabilities of the leaf's majority class (smartcore exposes
-/// no leaf frequencies).
-pub(super) fn tree_classifier(
-    d: &Data<'_>,
-    y: &Array1<i32>,
-    k: usize,
-    max_depth: Option<u16>,
-    min_samples_leaf: usize,
-) -> Result<Array2<f64>> {
-    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    need_rows("decision_tree", 2, x.nrows())?;
-    let mut params = DecisionTreeClassifierParameters::default().with_min_samples_leaf(min_samples_leaf);
-    params.max_depth = levels(max_depth);
-    let model = clock.fit("decision_tree", || DecisionTreeClassifier::fit(x, y, params))?;
-    let pred: Array1<i32> = clock.predict("decision_tree", || model.predict(x_test))?;
-    Ok(one_hot(&pred, k))
-}
-
-fn one_hot(pred: &Array1<i32>, k: usize) -> Array2<f64> {
-    Array2::from_shape_fn((pred.len(), k), |(i, j)| if pred[i] as usize == j { 1.0 } else { 0.0 })
 }
 
 /// Vote shares of `n_trees` trees.
@@ -73,23 +50,6 @@ pub(super) fn forest_classifier(d: &Data<'_>, y: &Array1<i32>, k: usize, shape: 
     }
     votes /= shape.n_trees as f64;
     Ok(votes)
-}
-
-/// A regression tree (its feature order is shuffled with the seed).
-pub(super) fn tree_regressor(
-    d: &Data<'_>,
-    y: &Array1<f64>,
-    max_depth: Option<u16>,
-    min_samples_leaf: usize,
-) -> Result<Vec<f64>> {
-    let (clock, x, x_test) = (d.clock, d.x, d.x_test);
-    let seed = d.seed;
-    need_rows("decision_tree", 2, x.nrows())?;
-    let mut params = DecisionTreeRegressorParameters::default().with_min_samples_leaf(min_samples_leaf);
-    params.max_depth = levels(max_depth);
-    params.seed = Some(rng_for(seed, "decision_tree").next_u64());
-    let model = clock.fit("decision_tree", || DecisionTreeRegressor::fit(x, y, params))?;
-    clock.predict("decision_tree", || model.predict(x_test)).map(|p: Array1<f64>| p.to_vec())
 }
 
 /// A regression forest: the mean of its trees.

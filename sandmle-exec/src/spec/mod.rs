@@ -221,7 +221,10 @@ pub enum ModelSpec {
         #[serde(default = "half")]
         l1_ratio: f64,
     },
-    /// A decision tree.
+    /// A decision tree, grown as scikit-learn's `DecisionTreeClassifier`
+    /// and `DecisionTreeRegressor` grow theirs (every row, every feature
+    /// per split, Gini or squared error); class probabilities are the
+    /// leaf's class frequencies.
     DecisionTree {
         /// Maximum depth in splits (scikit-learn's meaning); `null` for none.
         #[serde(default)]

@@ -5,10 +5,10 @@
 //! own. Large nodes build the histograms of all their candidate features
 //! in one pass over their rows, reading each row's bins from the
 //! row-major copy of the codes (one cache line per row instead of one per
-//! feature); small nodes build one feature's histogram at a time over the
-//! bins their rows occupy. Both paths add the same numbers in the same
-//! row order, so they find the same splits: the tree does not depend on
-//! which path a node took.
+//! feature); small nodes sort their rows by each candidate's bin and scan
+//! the runs of equal bins. Both paths add each bin's numbers in row order
+//! and then add the bins up in bin order, so they find the same splits:
+//! the tree does not depend on which path a node took.
 
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
@@ -22,10 +22,17 @@ type Split = (usize, u8, u8, f64);
 /// in one row-major pass.
 pub(super) const BATCH_MIN_ROWS: usize = 48;
 
+/// What one row adds to a histogram: its weight, and the slot and amount
+/// of its target (its class weight, or its weight times its value).
+#[derive(Clone, Copy)]
+struct Add {
+    weight: f64,
+    slot: usize,
+    amount: f64,
+}
+
 pub(super) struct Grower<'a> {
     pub bins: &'a Bins,
-    pub y_class: &'a [usize],
-    pub y_value: &'a [f64],
     pub kind: Kind,
     pub p: HistParams,
     pub rng: SeedRng,
@@ -33,12 +40,18 @@ pub(super) struct Grower<'a> {
     pub leaves: Vec<f64>,
     /// Nodes with at least this many rows take the batched path.
     pub batch_min_rows: usize,
+    y_class: &'a [usize],
+    y_value: &'a [f64],
+    /// The tree's multiplicity of every training row.
+    w: Vec<u32>,
+    /// Per row, what it adds (set by [`Grower::grow_tree`]).
+    adds: Vec<Add>,
     /// Scratch: per candidate, per bin, the weight then the class weights
     /// (or the weighted sum); all zero between calls.
     hist: Vec<f64>,
-    /// Scratch: the bins a small node's rows occupy.
-    touched: Vec<u8>,
-    /// Scratch: totals, left and right sums of a split search.
+    /// Scratch: a small node's (bin, place) keys of one feature.
+    keys: Vec<u64>,
+    /// Scratch: totals, left and right sums, one bin's sums.
     sums: Vec<f64>,
     /// Scratch: the feature order of a split search.
     order: Vec<usize>,
@@ -57,17 +70,19 @@ impl<'a> Grower<'a> {
         let wanted = p.max_features.clamp(1, bins.codes.len().max(1));
         Grower {
             bins,
-            y_class,
-            y_value,
             kind,
             p,
             rng,
             nodes: Vec::new(),
             leaves: Vec::new(),
             batch_min_rows: BATCH_MIN_ROWS,
+            y_class,
+            y_value,
+            w: Vec::new(),
+            adds: Vec::new(),
             hist: vec![0.0; wanted * (MAX_BINS + 1) * stride],
-            touched: Vec::new(),
-            sums: Vec::new(),
+            keys: Vec::new(),
+            sums: vec![0.0; 4 * stride],
             order: Vec::new(),
         }
     }
@@ -76,15 +91,31 @@ impl<'a> Grower<'a> {
         self.kind.width() + 1
     }
 
-    /// Grows the node over `rows` (with multiplicities `w`) and returns its index.
-    pub fn grow(&mut self, rows: &mut [u32], w: &[u32], depth: u16) -> usize {
+    /// Grows the tree over `rows`, the training rows with multiplicity
+    /// `w[row] > 0`.
+    pub fn grow_tree(&mut self, rows: &mut [u32], w: &[u32]) {
+        self.w = w.to_vec();
+        self.adds = (0..w.len())
+            .map(|r| {
+                let weight = f64::from(w[r]);
+                match self.kind {
+                    Kind::Classes(_) => Add { weight, slot: 1 + self.y_class[r], amount: weight },
+                    Kind::Values => Add { weight, slot: 1, amount: weight * self.y_value[r] },
+                }
+            })
+            .collect();
+        self.grow(rows, 0);
+    }
+
+    /// Grows the node over `rows` and returns its index.
+    fn grow(&mut self, rows: &mut [u32], depth: u16) -> usize {
         // Whole multiplicities: their integer sum is the f64 sum, exactly.
-        let total = rows.iter().map(|&r| u64::from(w[r as usize])).sum::<u64>() as f64;
+        let total = rows.iter().map(|&r| u64::from(self.w[r as usize])).sum::<u64>() as f64;
         let id = self.nodes.len();
         self.nodes.push(Node::Leaf { at: 0 });
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
         let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows) {
-            self.best_split(rows, w, total)
+            self.best_split(rows, total)
         } else {
             None
         };
@@ -94,13 +125,19 @@ impl<'a> Grower<'a> {
                 let codes = &self.bins.codes[feature];
                 let mid = partition(rows, |r| codes[r as usize] <= bin);
                 let (l, r) = rows.split_at_mut(mid);
-                let left = self.grow(l, w, depth + 1);
-                let right = self.grow(r, w, depth + 1);
+                let left = self.grow(l, depth + 1);
+                let right = self.grow(r, depth + 1);
                 self.nodes[id] = Node::Split { feature, threshold, left, right };
             }
             None => {
                 let at = self.leaves.len();
-                self.leaves.extend(self.leaf_value(rows, w, total));
+                let mut v = vec![0.0; self.kind.width()];
+                for &r in rows.iter() {
+                    let a = self.adds[r as usize];
+                    v[a.slot - 1] += a.amount;
+                }
+                v.iter_mut().for_each(|x| *x /= total);
+                self.leaves.extend(v);
                 self.nodes[id] = Node::Leaf { at };
             }
         }
@@ -114,31 +151,21 @@ impl<'a> Grower<'a> {
         }
     }
 
-    fn leaf_value(&self, rows: &[u32], w: &[u32], total: f64) -> Vec<f64> {
-        let mut v = vec![0.0; self.kind.width()];
+    /// The node's totals, in row order, into `sums[..stride]`.
+    fn totals(&mut self, rows: &[u32]) {
+        let stride = self.stride();
+        let totals = &mut self.sums[..stride];
+        totals.fill(0.0);
         for &r in rows {
-            let wr = f64::from(w[r as usize]);
-            match self.kind {
-                Kind::Classes(_) => v[self.y_class[r as usize]] += wr,
-                Kind::Values => v[0] += wr * self.y_value[r as usize],
-            }
-        }
-        v.iter_mut().for_each(|x| *x /= total);
-        v
-    }
-
-    /// The histogram slot a row adds to and what it adds there.
-    #[inline]
-    fn contribution(&self, r: usize, wr: f64) -> (usize, f64) {
-        match self.kind {
-            Kind::Classes(_) => (1 + self.y_class[r], wr),
-            Kind::Values => (1, wr * self.y_value[r]),
+            let a = self.adds[r as usize];
+            totals[0] += a.weight;
+            totals[a.slot] += a.amount;
         }
     }
 
     /// The best split over `max_features` random candidates, trying further
     /// features (in random order) until one can be cut.
-    fn best_split(&mut self, rows: &[u32], w: &[u32], total: f64) -> Option<Split> {
+    fn best_split(&mut self, rows: &[u32], total: f64) -> Option<Split> {
         let n_features = self.bins.codes.len();
         let mut order = std::mem::take(&mut self.order);
         order.clear();
@@ -157,15 +184,16 @@ impl<'a> Grower<'a> {
                 }
             }
         };
+        self.totals(rows);
         if rows.len() >= self.batch_min_rows && wanted > 1 {
-            self.batch_histograms(&order[..wanted], rows, w);
+            self.batch_histograms(&order[..wanted], rows);
             for (c, &f) in order[..wanted].iter().enumerate() {
                 let s = self.scan_histogram(f, c, total);
                 keep(s, &mut best);
             }
         } else {
             for &f in &order[..wanted] {
-                let s = self.split_on(f, rows, w, total);
+                let s = self.split_on(f, rows, total);
                 keep(s, &mut best);
             }
         }
@@ -175,7 +203,7 @@ impl<'a> Grower<'a> {
             }
             let j = self.rng.random_range(i..n_features);
             order.swap(i, j);
-            let s = self.split_on(order[i], rows, w, total);
+            let s = self.split_on(order[i], rows, total);
             keep(s, &mut best);
         }
         self.order = order;
@@ -183,135 +211,189 @@ impl<'a> Grower<'a> {
     }
 
     /// One pass over the rows: each candidate's histogram (candidate `c` at
-    /// `c * (MAX_BINS + 1) * stride`) and the totals (in `sums`).
-    fn batch_histograms(&mut self, candidates: &[usize], rows: &[u32], w: &[u32]) {
+    /// `c * (MAX_BINS + 1) * stride`).
+    fn batch_histograms(&mut self, candidates: &[usize], rows: &[u32]) {
         let stride = self.stride();
         let per = (MAX_BINS + 1) * stride;
         let width = self.bins.codes.len();
-        self.sums.clear();
-        self.sums.resize(3 * stride, 0.0);
-        let mut hist = std::mem::take(&mut self.hist);
-        let mut totals = std::mem::take(&mut self.sums);
         let codes = &self.bins.row_codes;
         for &r in rows {
-            let (r, wr) = (r as usize, f64::from(w[r as usize]));
-            let (j, v) = self.contribution(r, wr);
-            let row = &codes[r * width..(r + 1) * width];
+            let a = self.adds[r as usize];
+            let row = &codes[r as usize * width..(r as usize + 1) * width];
             for (c, &f) in candidates.iter().enumerate() {
                 let at = c * per + row[f] as usize * stride;
-                hist[at] += wr;
-                hist[at + j] += v;
+                self.hist[at] += a.weight;
+                self.hist[at + a.slot] += a.amount;
             }
-            totals[0] += wr;
-            totals[j] += v;
         }
-        self.hist = hist;
-        self.sums = totals;
     }
 
     /// The best split in candidate `c`'s histogram (feature `feature`),
-    /// which it then zeroes. The totals are in `sums[..stride]`.
+    /// which it then zeroes.
     fn scan_histogram(&mut self, feature: usize, c: usize, total: f64) -> Option<Split> {
         let stride = self.stride();
         let n_bins = self.bins.edges[feature].len() + 1;
         let base = c * (MAX_BINS + 1) * stride;
         let hist = &mut self.hist[base..base + n_bins * stride];
-        let occupied = (0..n_bins).rev().find(|&b| hist[b * stride] != 0.0);
-        let best = occupied.and_then(|last| {
-            let bins = (0..=last).filter(|&b| hist[b * stride] != 0.0).map(|b| b as u8);
-            best_cut(self.kind, self.p.min_samples_leaf, feature, hist, &mut self.sums, bins, total)
-        });
-        hist.iter_mut().for_each(|v| *v = 0.0);
-        best
+        let mut cut = Cuts::new(self.kind, self.p.min_samples_leaf, feature, total, &mut self.sums);
+        for b in 0..n_bins {
+            let bin = &hist[b * stride..(b + 1) * stride];
+            if bin[0] != 0.0 {
+                cut.add_bin(b as u8, bin);
+            }
+        }
+        hist.fill(0.0);
+        cut.best
     }
 
-    /// The best split of `rows` on one feature, over the bins the node's
-    /// rows occupy: small nodes cost little.
-    fn split_on(&mut self, feature: usize, rows: &[u32], w: &[u32], total: f64) -> Option<Split> {
+    /// The best split of `rows` on one feature: the rows sorted by bin
+    /// (then by their place in `rows`), each run of equal bins summed in
+    /// row order. Small nodes cost a sort of their own rows, no histogram.
+    fn split_on(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
         if self.bins.edges[feature].is_empty() {
             return None;
         }
         let codes = &self.bins.codes[feature];
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
+        keys.extend(rows.iter().enumerate().map(|(i, &r)| (u64::from(codes[r as usize]) << 32) | i as u64));
+        keys.sort_unstable();
+        if let Kind::Values = self.kind {
+            let best = self.scan_values(feature, rows, &keys, total);
+            self.keys = keys;
+            return best;
+        }
         let stride = self.stride();
-        let mut hist = std::mem::take(&mut self.hist);
-        let mut touched = std::mem::take(&mut self.touched);
-        touched.clear();
-        self.sums.clear();
-        self.sums.resize(3 * stride, 0.0);
-        for &r in rows {
-            let (b, wr) = (codes[r as usize] as usize, f64::from(w[r as usize]));
-            if hist[b * stride] == 0.0 {
-                touched.push(b as u8);
+        let (head, tail) = self.sums.split_at_mut(3 * stride);
+        let bin = &mut tail[..stride];
+        let mut cut = Cuts::new(self.kind, self.p.min_samples_leaf, feature, total, head);
+        let mut i = 0;
+        while i < keys.len() {
+            let code = keys[i] >> 32;
+            bin.fill(0.0);
+            while i < keys.len() && keys[i] >> 32 == code {
+                let a = self.adds[rows[(keys[i] & 0xFFFF_FFFF) as usize] as usize];
+                bin[0] += a.weight;
+                bin[a.slot] += a.amount;
+                i += 1;
             }
-            let (j, v) = self.contribution(r as usize, wr);
-            hist[b * stride] += wr;
-            hist[b * stride + j] += v;
-            self.sums[0] += wr;
-            self.sums[j] += v;
+            cut.add_bin(code as u8, bin);
         }
-        touched.sort_unstable();
-        let occupied = touched.iter().copied();
-        let best = best_cut(self.kind, self.p.min_samples_leaf, feature, &hist, &mut self.sums, occupied, total);
-        for &b in touched.iter() {
-            hist[b as usize * stride..(b as usize + 1) * stride].iter_mut().for_each(|v| *v = 0.0);
+        self.keys = keys;
+        cut.best
+    }
+
+    /// [`Grower::split_on`]'s scan for values, its sums held in registers:
+    /// the same additions in the same order as [`Cuts`], so the same cut.
+    fn scan_values(&self, feature: usize, rows: &[u32], keys: &[u64], total: f64) -> Option<Split> {
+        let (tw, ts) = (self.sums[0], self.sums[1]);
+        let parent = purity(Kind::Values, &[tw, ts]);
+        let min_leaf = self.p.min_samples_leaf as f64;
+        let (mut lw, mut ls) = (0.0, 0.0);
+        let mut last: Option<u8> = None;
+        let mut best: Option<Split> = None;
+        let mut i = 0;
+        while i < keys.len() {
+            let code = keys[i] >> 32;
+            let (mut bw, mut bs) = (0.0, 0.0);
+            while i < keys.len() && keys[i] >> 32 == code {
+                let a = self.adds[rows[(keys[i] & 0xFFFF_FFFF) as usize] as usize];
+                bw += a.weight;
+                bs += a.amount;
+                i += 1;
+            }
+            if let Some(last) = last {
+                let (rw, rs) = (tw - lw, ts - ls);
+                if lw >= min_leaf && rw >= min_leaf {
+                    let gain = (purity(Kind::Values, &[lw, ls]) + purity(Kind::Values, &[rw, rs]) - parent) / total;
+                    if best.is_none_or(|s| gain > s.3) {
+                        best = Some((feature, last, code as u8, gain));
+                    }
+                }
+            }
+            lw += bw;
+            ls += bs;
+            last = Some(code as u8);
         }
-        self.hist = hist;
-        self.touched = touched;
         best
     }
 }
 
-/// The best cut between two consecutive bins of `occupied` (the bins the
-/// node's rows occupy, in increasing order) of one feature's histogram;
-/// `sums` holds the totals in its first `stride` slots and is used as
-/// scratch after them.
-fn best_cut(
+/// The scan over one feature's occupied bins in increasing order: the
+/// best cut between two consecutive ones. `sums` holds the node's totals
+/// in its first `stride` slots and is scratch after them.
+struct Cuts<'s> {
     kind: Kind,
-    min_samples_leaf: usize,
+    min_leaf: f64,
     feature: usize,
-    hist: &[f64],
-    sums: &mut [f64],
-    occupied: impl Iterator<Item = u8>,
     total: f64,
-) -> Option<Split> {
-    let stride = kind.width() + 1;
-    let (totals, rest) = sums.split_at_mut(stride);
-    let (left, right) = rest.split_at_mut(stride);
-    left.iter_mut().for_each(|v| *v = 0.0);
-    // Weighted purity: the sum of squared class weights over the weight
-    // (Gini), or the squared sum over the weight (variance); higher is purer.
-    let purity = |s: &[f64]| -> f64 {
-        if s[0] <= 0.0 {
-            return 0.0;
+    parent: f64,
+    totals: &'s [f64],
+    left: &'s mut [f64],
+    right: &'s mut [f64],
+    last: Option<u8>,
+    best: Option<Split>,
+}
+
+impl<'s> Cuts<'s> {
+    fn new(kind: Kind, min_samples_leaf: usize, feature: usize, total: f64, sums: &'s mut [f64]) -> Self {
+        let stride = kind.width() + 1;
+        let (totals, rest) = sums.split_at_mut(stride);
+        let (left, rest) = rest.split_at_mut(stride);
+        let right = &mut rest[..stride];
+        left.fill(0.0);
+        let parent = purity(kind, totals);
+        Cuts {
+            kind,
+            min_leaf: min_samples_leaf as f64,
+            feature,
+            total,
+            parent,
+            totals,
+            left,
+            right,
+            last: None,
+            best: None,
         }
-        match kind {
-            Kind::Classes(_) => s[1..].iter().map(|c| c * c).sum::<f64>() / s[0],
-            Kind::Values => s[1] * s[1] / s[0],
+    }
+
+    /// The next occupied bin `b` and its sums: first the cut between the
+    /// previous occupied bin and `b`, then `b` joins the left side.
+    fn add_bin(&mut self, b: u8, bin: &[f64]) {
+        if let Some(last) = self.last {
+            self.consider(last, b);
         }
-    };
-    let parent = purity(totals);
-    let min_leaf = min_samples_leaf as f64;
-    let mut best: Option<Split> = None;
-    let mut occupied = occupied.peekable();
-    while let Some(b) = occupied.next() {
-        let Some(&next) = occupied.peek() else { break };
-        let at = b as usize * stride;
-        for j in 0..stride {
-            left[j] += hist[at + j];
-            right[j] = totals[j] - left[j];
+        self.left.iter_mut().zip(bin).for_each(|(l, v)| *l += v);
+        self.last = Some(b);
+    }
+
+    fn consider(&mut self, last: u8, next: u8) {
+        for ((r, t), l) in self.right.iter_mut().zip(self.totals).zip(self.left.iter()) {
+            *r = t - l;
         }
-        if left[0] < min_leaf || right[0] < min_leaf {
-            continue;
+        if self.left[0] < self.min_leaf || self.right[0] < self.min_leaf {
+            return;
         }
         // Any valid cut is a candidate, a zero gain included: as in
         // scikit-learn, a node that is not pure splits whenever one of its
         // drawn features can be cut.
-        let gain = (purity(left) + purity(right) - parent) / total;
-        if best.is_none_or(|s| gain > s.3) {
-            best = Some((feature, b, next, gain));
+        let gain = (purity(self.kind, self.left) + purity(self.kind, self.right) - self.parent) / self.total;
+        if self.best.is_none_or(|s| gain > s.3) {
+            self.best = Some((self.feature, last, next, gain));
         }
     }
-    best
+}
+
+/// Weighted purity: the sum of squared class weights over the weight
+/// (Gini), or the squared sum over the weight (variance); higher is purer.
+fn purity(kind: Kind, s: &[f64]) -> f64 {
+    if s[0] <= 0.0 {
+        return 0.0;
+    }
+    match kind {
+        Kind::Classes(_) => s[1..].iter().map(|c| c * c).sum::<f64>() / s[0],
+        Kind::Values => s[1] * s[1] / s[0],
+    }
 }
 
 /// Moves the rows for which `left` holds to the front; returns their count.

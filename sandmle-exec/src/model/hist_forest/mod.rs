@@ -174,6 +174,9 @@ pub(super) struct HistParams {
     pub max_depth: Option<u16>,
     pub min_samples_leaf: usize,
     pub max_features: usize,
+    /// Each tree on a bootstrap sample (a forest) or on every row once (a
+    /// decision tree).
+    pub bootstrap: bool,
 }
 
 /// What the trees are grown on: the binned training rows and their target.
@@ -209,14 +212,16 @@ fn grow_trees(
                 }
             }
             let mut rng = rng_for(s, "tree");
-            let mut w = vec![0u32; n];
-            for _ in 0..n {
-                w[rng.random_range(0..n)] += 1;
+            let mut w = vec![u32::from(!p.bootstrap); n];
+            if p.bootstrap {
+                for _ in 0..n {
+                    w[rng.random_range(0..n)] += 1;
+                }
             }
             let mut rows: Vec<u32> = (0..n as u32).filter(|&r| w[r as usize] > 0).collect();
             let mut g = Grower::new(bins, y_class, y_value, kind, p, rng);
             g.batch_min_rows = batch_min_rows;
-            g.grow(&mut rows, &w, 0);
+            g.grow_tree(&mut rows, &w);
             Ok(Tree { nodes: g.nodes, leaves: g.leaves, width: kind.width() })
         })
         .collect()
@@ -281,7 +286,7 @@ mod tests {
     }
 
     fn params(max_features: usize) -> HistParams {
-        HistParams { n_trees: 8, max_depth: None, min_samples_leaf: 1, max_features }
+        HistParams { n_trees: 8, max_depth: None, min_samples_leaf: 1, max_features, bootstrap: true }
     }
 
     /// A node that holds only the values 0 and 10 of a feature whose
@@ -296,7 +301,7 @@ mod tests {
         let y = [0, 0, 1, 1];
         let rng = rng_for(0, "tree");
         let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng);
-        g.grow(&mut [0, 3], &[1, 0, 0, 1], 0);
+        g.grow_tree(&mut [0, 3], &[1, 0, 0, 1]);
         assert!(matches!(g.nodes[0], Node::Split { feature: 0, threshold: 5.0, .. }), "{:?}", g.nodes);
         let tree = Tree { nodes: g.nodes, leaves: g.leaves, width: 2 };
         assert_eq!(tree.leaf_of(&[4.9]), &[1.0, 0.0]);
