@@ -29,8 +29,7 @@
 //!
 //! On an image task every spec learns from the image features of
 //! [`crate::image`], computed once per panel run (after the subsample) and
-//! shared by every member; kNN and the smartcore forest are left out there
-//! (on 200-350 features they would take two thirds of the panel's time).
+//! shared by every member.
 
 use crate::error::Error;
 use crate::executor::{PipelineExecutor, Prepared, fit_and_assemble, prepare};
@@ -171,10 +170,9 @@ impl Panel {
             spec("tree-6", 0, None, tree(Some(6), 1)),
             spec("tree-leaf-5", 0, None, tree(None, 5)),
         ]);
-        // On an image task every row has hundreds of features, where the kNN
-        // members and smartcore's forest cost more than the rest of the
-        // panel together (90-140 ms each on 200 x 400 rows of 32 x 32 RGB,
-        // measured with smartcore's kNN): they are left out there.
+        // kNN members share one neighbour list: on an image task's 350
+        // features (200 x 400 rows of 32 x 32 RGB) the four cost 15-25 ms
+        // together, under a tenth of the panel.
         if rows <= KNN_MAX_ROWS {
             s.extend([
                 spec("knn-1", 0, None, knn(1, false)),
