@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::table::{Categorical, Column, ColumnType, Table};
 
 mod keyed;
-pub use keyed::{KeyedNumbers, read_numbers_by_key};
+pub use keyed::{KeyList, KeyPlacer, KeyedNumbers, read_numbers_by_key};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Write};

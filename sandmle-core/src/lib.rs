@@ -52,6 +52,7 @@ mod environment;
 mod error;
 mod fsutil;
 mod grading;
+mod id_index;
 mod images;
 mod message;
 mod plan;
@@ -82,6 +83,7 @@ pub use fsutil::{
 pub use grading::{
     GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank, round5,
 };
+pub use id_index::{IdIndex, IdIndexError};
 pub use images::{ImageDna, ImageSet, ImageSpec, MAX_IMAGE_BYTES, MAX_IMAGES, is_plain_name, parse_manifest};
 pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};

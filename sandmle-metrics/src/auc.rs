@@ -61,7 +61,8 @@ pub fn roc_auc(truth: &Labels, scores: &[f64]) -> Result<f64> {
 /// counts the negatives below it plus half the tied ones. The count is kept
 /// doubled in integers, so the result is the exact ratio rounded once.
 pub(crate) fn auc_from_mask(positive: &[bool], scores: &[f64]) -> f64 {
-    let (mut pos, mut neg): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    let n_pos = positive.iter().filter(|&&p| p).count();
+    let (mut pos, mut neg) = (Vec::with_capacity(n_pos), Vec::with_capacity(positive.len() - n_pos));
     for (&p, &s) in positive.iter().zip(scores) {
         if p { pos.push(sort_key(s)) } else { neg.push(sort_key(s)) }
     }

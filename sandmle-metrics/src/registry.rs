@@ -174,7 +174,7 @@ impl StandardMetric {
             }
             Scorer::Scores(f) => {
                 let (t, p) = single()?;
-                f(&Labels::from_column(t, "truth")?, &numbers(p, "prediction")?)
+                f(&Labels::from_column(t, "truth")?, &column_numbers(p, "prediction")?)
             }
             Scorer::Columns(f) => {
                 let t = t.iter().map(|c| numbers(c, "truth")).collect::<Result<Vec<_>>>()?;
@@ -183,7 +183,7 @@ impl StandardMetric {
             }
             Scorer::Values(f) => {
                 let (t, p) = single()?;
-                f(&numbers(t, "truth")?, &numbers(p, "prediction")?)
+                f(&column_numbers(t, "truth")?, &column_numbers(p, "prediction")?)
             }
             Scorer::LabelLists(f) => {
                 let (t, p) = single()?;
@@ -200,6 +200,15 @@ fn columns(t: &Table) -> Vec<&Column> {
 
 /// A column's values as numbers (`true`/`false` as 1/0); missing values stay
 /// NaN and are rejected by the metric.
+/// A column's numbers, borrowed when the column is numeric (a large
+/// submission's scores are not copied to be scored).
+fn column_numbers<'c>(c: &'c Column, side: &'static str) -> Result<std::borrow::Cow<'c, [f64]>> {
+    match c {
+        Column::Numeric(v) => Ok(std::borrow::Cow::Borrowed(v)),
+        _ => numbers(c, side).map(std::borrow::Cow::Owned),
+    }
+}
+
 fn numbers(c: &Column, side: &'static str) -> Result<Vec<f64>> {
     c.to_f64_lenient().ok_or_else(|| {
         let row = (0..c.len()).find(|&i| c.get_str(i).is_some_and(|s| sandmle_core::parse_f64_lenient(&s).is_none()));

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::registry::Input;
 use rustc_hash::FxHashMap;
-use sandmle_core::{Column, GradingSpec, Table, bounded};
+use sandmle_core::{Column, GradingSpec, IdIndex, Table, bounded};
 use std::borrow::Cow;
 
 /// Truth and prediction holding the prediction columns, rows aligned by id
@@ -75,13 +75,6 @@ pub(crate) fn read_aligned(spec: &GradingSpec, input: Input, answers: &Table, by
     let ids = answers.column(&task.id_column).ok()?;
     // Borrowed ids only (a text column): numbers would need formatting.
     let Column::Text(texts) = ids else { return None };
-    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
-    index.reserve(texts.len());
-    for (i, id) in texts.iter().enumerate() {
-        if index.insert(id.as_deref()?, i).is_some() {
-            return None;
-        }
-    }
     let limits = sandmle_core::csv::CsvLimits::DEFAULT;
     let read = sandmle_core::csv::read_numbers_by_key(
         bytes,
@@ -90,14 +83,35 @@ pub(crate) fn read_aligned(spec: &GradingSpec, input: Input, answers: &Table, by
         &task.id_column,
         &task.prediction_columns,
         ids.len(),
-        |id| index.get(id).copied(),
+        AnswerIds { texts },
     );
     let keyed = read.ok()??;
-    drop(index);
     let truth = answers.select(&task.prediction_columns).ok()?;
     let columns = task.prediction_columns.iter().cloned().zip(keyed.columns.into_iter().map(Column::Numeric));
     let prediction = Table::from_columns(columns).ok()?;
     Some(check_values(spec, input, &prediction, &keyed.order).map(|()| Aligned { truth, prediction }))
+}
+
+/// Places a submission's records among the answers' ids
+/// ([`sandmle_core::csv::KeyPlacer`]).
+///
+/// A submission holding the answers' ids in the answers' order needs no
+/// index: each record goes to its own row. Otherwise the answers' ids are
+/// indexed and the file's keys placed all at once ([`IdIndex::align`]).
+/// Answers that repeat an id (or lack one) leave the file to the full path.
+struct AnswerIds<'a> {
+    texts: &'a [Option<String>],
+}
+
+impl sandmle_core::csv::KeyPlacer for AnswerIds<'_> {
+    fn place(&mut self, keys: &sandmle_core::csv::KeyList<'_>) -> Option<Vec<usize>> {
+        let n = keys.len();
+        let same = |(i, t): (usize, &Option<String>)| t.as_ref().is_some_and(|t| Some(t.as_bytes()) == keys.bytes(i));
+        if n == self.texts.len() && self.texts.iter().enumerate().all(same) {
+            return Some((0..n).collect());
+        }
+        IdIndex::new(self.texts).ok()?.align(n, |j| keys.bytes(j))
+    }
 }
 
 /// The most names an error lists.

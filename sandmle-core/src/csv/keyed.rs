@@ -3,6 +3,7 @@
 
 use super::{CsvLimits, plain_bytes, reader};
 use crate::error::Result;
+use std::ops::Range;
 use std::path::Path;
 
 /// Numeric columns read by key ([`read_numbers_by_key`]).
@@ -14,16 +15,75 @@ pub struct KeyedNumbers {
     pub columns: Vec<Vec<f64>>,
 }
 
+/// The keys of a file's records, in file order ([`KeyPlacer`]).
+#[derive(Debug, Clone, Copy)]
+pub struct KeyList<'a> {
+    arena: &'a [u8],
+    ends: &'a [usize],
+}
+
+impl<'a> KeyList<'a> {
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// `true` when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The bytes of the key of data row `n` (0-based); `None` past the end.
+    #[inline]
+    pub fn bytes(&self, n: usize) -> Option<&'a [u8]> {
+        let begin = if n == 0 { 0 } else { *self.ends.get(n - 1)? };
+        self.arena.get(begin..*self.ends.get(n)?)
+    }
+
+    /// The key of data row `n` as text; `None` past the end, or for a key
+    /// that is not whole UTF-8 by itself.
+    pub fn get(&self, n: usize) -> Option<&'a str> {
+        std::str::from_utf8(self.bytes(n)?).ok()
+    }
+}
+
+/// Where the records of a file go, by key ([`read_numbers_by_key`]).
+///
+/// A closure `FnMut(usize, &str) -> Option<usize>` is a placer: it gives
+/// the position of each key in turn (the data row and the key).
+pub trait KeyPlacer {
+    /// For each position `i` (as many as there are keys), the data row whose
+    /// key goes there, or `None` when the keys cannot be placed (a key with
+    /// no position, or two keys at one).
+    fn place(&mut self, keys: &KeyList<'_>) -> Option<Vec<usize>>;
+}
+
+impl<F: FnMut(usize, &str) -> Option<usize>> KeyPlacer for F {
+    fn place(&mut self, keys: &KeyList<'_>) -> Option<Vec<usize>> {
+        let mut order = vec![usize::MAX; keys.len()];
+        for n in 0..keys.len() {
+            let slot = order.get_mut(self(n, keys.get(n)?)?)?;
+            if *slot != usize::MAX {
+                return None;
+            }
+            *slot = n;
+        }
+        Some(order)
+    }
+}
+
 /// Reads a CSV (plain or gzip, within `limits`) whose header is exactly
-/// `key` and `columns` (in any order), placing each record at
-/// `position(key field)`, and parses the columns' fields as plain numbers
-/// (Rust's `f64` syntax, `NaN` and `inf` included).
+/// `key` and `columns` (in any order), placing each record at the position
+/// `placer` gives its key ([`KeyPlacer`]), and parses the columns' fields
+/// as plain numbers (Rust's `f64` syntax, `NaN` and `inf` included). A file
+/// without quotes or lone `\r` line ends is split at its line ends and
+/// commas directly; any other goes through the CSV reader.
 ///
 /// It answers only for a clean file: `Ok(None)` when the header differs,
 /// a record is malformed or has another width, a field is over the limit,
-/// a key is empty, unknown (`position` gives `None`) or repeated, a value is
-/// not a plain number (missing-value tokens included), or the file has
-/// other than `rows` records. The caller then reads the file with
+/// a key is empty, the placer cannot place the keys (one unknown or
+/// repeated), a value is not a plain number (missing-value tokens
+/// included), or the file has other than `rows` records. The caller then reads the file with
 /// [`super::read_csv`] to say what is wrong.
 ///
 /// # Errors
@@ -36,7 +96,7 @@ pub fn read_numbers_by_key(
     key: &str,
     columns: &[String],
     rows: usize,
-    mut position: impl FnMut(&str) -> Option<usize>,
+    mut placer: impl KeyPlacer,
 ) -> Result<Option<KeyedNumbers>> {
     let data = plain_bytes(bytes, origin.as_ref(), limits.max_bytes)?;
     let mut rdr = reader(&data);
@@ -54,55 +114,90 @@ pub fn read_numbers_by_key(
             _ => return Ok(None),
         }
     }
-    // Parse first, keys into one arena and values in file order; then look
-    // the keys up in a loop of their own, where the lookups' cache misses
-    // overlap (interleaved with parsing they run one at a time).
+    // Parse first, keys into one arena and values in file order; then the
+    // placer places all the keys at once.
     let mut arena: Vec<u8> = Vec::with_capacity(data.len() / 2);
     let mut ends: Vec<usize> = Vec::with_capacity(rows);
     let mut in_file: Vec<Vec<f64>> = vec![Vec::with_capacity(rows); columns.len()];
-    let mut record = csv::ByteRecord::new();
-    loop {
-        match rdr.read_byte_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(_) => return Ok(None),
+    let mut take = |record: &[u8], bounds: &[Range<usize>]| {
+        if bounds.len() != width || ends.len() == rows || record.len() > limits.max_field_bytes {
+            return None;
         }
-        if record.len() != width || record.as_slice().len() > limits.max_field_bytes || ends.len() == rows {
-            return Ok(None);
-        }
-        let id = record.get(key_at).unwrap_or_default();
+        let field = |j: usize| bounds.get(j).and_then(|b| record.get(b.clone())).unwrap_or_default();
+        let id = field(key_at);
         if id.is_empty() {
-            return Ok(None);
+            return None;
         }
         arena.extend_from_slice(id);
         ends.push(arena.len());
         for (col, &j) in in_file.iter_mut().zip(&at) {
-            let field = record.get(j).unwrap_or_default();
-            let Some(x) = std::str::from_utf8(field).ok().and_then(|s| s.parse::<f64>().ok()) else {
-                return Ok(None);
-            };
-            col.push(x);
+            col.push(std::str::from_utf8(field(j)).ok()?.parse::<f64>().ok()?);
         }
+        Some(())
+    };
+    let read = if simple_lines(&data) { split_simple(&data, &mut take) } else { split_csv(rdr, &mut take) };
+    if read.is_none() {
+        return Ok(None);
     }
     if ends.len() != rows {
         return Ok(None);
     }
-    let Ok(arena) = std::str::from_utf8(&arena) else { return Ok(None) };
-    let mut order = vec![usize::MAX; rows];
-    let mut begin = 0;
-    for (n, &end) in ends.iter().enumerate() {
-        // Each key is whole UTF-8 (the arena is), so these are char boundaries.
-        let Some(i) = arena.get(begin..end).and_then(&mut position).filter(|&i| i < rows) else {
-            return Ok(None);
-        };
-        if order[i] != usize::MAX {
-            return Ok(None);
-        }
-        order[i] = n;
-        begin = end;
+    let keys = KeyList { arena: &arena, ends: &ends };
+    let Some(order) = placer.place(&keys) else { return Ok(None) };
+    // The placer's order must be a permutation of the rows.
+    let mut seen = vec![false; rows];
+    if order.len() != rows {
+        return Ok(None);
     }
+    for &n in &order {
+        match seen.get_mut(n) {
+            Some(s) if !*s => *s = true,
+            _ => return Ok(None),
+        }
+    }
+    drop(seen);
     let values = in_file.iter().map(|col| order.iter().map(|&n| col[n]).collect()).collect();
     Ok(Some(KeyedNumbers { order, columns: values }))
+}
+
+/// `true` when no field of `data` can be quoted and every line ends in
+/// `\n` or `\r\n`: the records are then its non-empty lines split at
+/// commas, exactly as the CSV reader reads them.
+fn simple_lines(data: &[u8]) -> bool {
+    !data.contains(&b'"')
+        && data.split(|&b| b == b'\n').all(|line| !line.strip_suffix(b"\r").unwrap_or(line).contains(&b'\r'))
+}
+
+/// Each record after the header of a file [`simple_lines`] accepts, as
+/// its bytes and its fields' bounds, to `f`; stops at the first `None`.
+fn split_simple(data: &[u8], mut f: impl FnMut(&[u8], &[Range<usize>]) -> Option<()>) -> Option<()> {
+    let mut bounds: Vec<Range<usize>> = Vec::new();
+    let lines = data.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).filter(|l| !l.is_empty());
+    for line in lines.skip(1) {
+        bounds.clear();
+        let mut begin = 0;
+        for (i, _) in line.iter().enumerate().filter(|(_, b)| **b == b',') {
+            bounds.push(begin..i);
+            begin = i + 1;
+        }
+        bounds.push(begin..line.len());
+        f(line, &bounds)?;
+    }
+    Some(())
+}
+
+/// Each record after the header, as the CSV reader reads it (its fields'
+/// bytes and their bounds), to `f`; stops at a malformed record or the
+/// first `None`.
+fn split_csv(mut rdr: csv::Reader<&[u8]>, mut f: impl FnMut(&[u8], &[Range<usize>]) -> Option<()>) -> Option<()> {
+    let mut record = csv::ByteRecord::new();
+    let mut bounds: Vec<Range<usize>> = Vec::new();
+    while rdr.read_byte_record(&mut record).ok()? {
+        bounds.clear();
+        bounds.extend((0..record.len()).filter_map(|i| record.range(i)));
+        f(record.as_slice(), &bounds)?;
+    }
+    Some(())
 }
 
 #[cfg(test)]
@@ -111,7 +206,7 @@ mod tests {
 
     fn read(csv: &str, rows: usize) -> Option<KeyedNumbers> {
         let keys = ["a", "b", "c"];
-        let position = |k: &str| keys.iter().position(|&x| x == k);
+        let position = |_, k: &str| keys.iter().position(|&x| x == k);
         read_numbers_by_key(csv.as_bytes(), "<t>", &CsvLimits::DEFAULT, "id", &["p".into()], rows, position).unwrap()
     }
 
@@ -121,6 +216,28 @@ mod tests {
         assert_eq!(k.order, vec![1, 2, 0]);
         assert_eq!(k.columns, vec![vec![0.25, 1e-3, 0.5]]);
         assert!(read("id,p\na,NaN\nb,1\nc,2\n", 3).unwrap().columns[0][0].is_nan());
+    }
+
+    #[test]
+    fn quotes_line_ends_and_blank_lines_read_alike() {
+        let plain = read("p,id\n0.5,c\n0.25,a\n1e-3,b\n", 3).unwrap();
+        // (file, split by hand rather than by the CSV reader)
+        for (other, simple) in [
+            ("p,id\r\n0.5,c\r\n0.25,a\r\n1e-3,b\r\n", true),
+            ("p,id\n\n0.5,c\n0.25,a\n\r\n1e-3,b", true),
+            ("\u{feff}p,id\n0.5,c\n0.25,a\n1e-3,b\n", true),
+            ("p,\"id\"\n0.5,\"c\"\n\"0.25\",a\n1e-3,b\n", false),
+            ("p,id\r0.5,c\r0.25,a\r1e-3,b\r", false),
+        ] {
+            assert_eq!(simple_lines(other.as_bytes()), simple, "{other:?}");
+            assert_eq!(read(other, 3).as_ref(), Some(&plain), "{other:?}");
+        }
+        // A quoted key holding the delimiter.
+        let keys = ["a,b", "c"];
+        let position = |_, k: &str| keys.iter().position(|&x| x == k);
+        let csv = "id,p\n\"a,b\",1\nc,2\n";
+        let k = read_numbers_by_key(csv.as_bytes(), "<t>", &CsvLimits::DEFAULT, "id", &["p".into()], 2, position);
+        assert_eq!(k.unwrap().unwrap().columns, vec![vec![1.0, 2.0]]);
     }
 
     #[test]

@@ -2,7 +2,8 @@ use super::forward_impls;
 use crate::csv::{ReadOptions, read_csv};
 use crate::error::{Error, Result};
 use crate::grading::{GradeReport, GradingSpec, Leaderboard, Thresholds};
-use crate::table::Table;
+use crate::id_index::{IdIndex, IdIndexError};
+use crate::table::{Column, Table};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -49,13 +50,24 @@ impl GradingTask<'_> {
         if task.prediction_columns.is_empty() {
             return Err(broken(GRADING, "the task names no prediction columns".into()));
         }
+        let no_id = |row: usize| broken(ANSWERS, format!("row {} has no id", row + 1));
+        let repeats = |id: &str| broken(ANSWERS, format!("repeats id `{}`", crate::bounded(id)));
+        if let Column::Text(texts) = ids {
+            match IdIndex::new(texts) {
+                Ok(_) => return Ok(()),
+                Err(IdIndexError::Missing { row }) => return Err(no_id(row)),
+                Err(IdIndexError::Duplicate { row }) => {
+                    return Err(repeats(texts.get(row).and_then(Option::as_deref).unwrap_or_default()));
+                }
+            }
+        }
         let mut seen = HashSet::with_capacity(ids.len());
         for i in 0..ids.len() {
             let Some(id) = ids.get_label(i) else {
-                return Err(broken(ANSWERS, format!("row {} has no id", i + 1)));
+                return Err(no_id(i));
             };
             if !seen.insert(id.clone()) {
-                return Err(broken(ANSWERS, format!("repeats id `{}`", crate::bounded(&id))));
+                return Err(repeats(&id));
             }
         }
         Ok(())

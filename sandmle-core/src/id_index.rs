@@ -1,0 +1,292 @@
+//! [`IdIndex`]: from an id to its row, over a column of ids it borrows.
+//!
+//! Grading a large submission places each of its ids among the answers'
+//! ids. A hash map does that with one random memory access (or several)
+//! per id, and on a large column each is a cache miss. This index instead
+//! sorts the ids' 64-bit hashes, packed with their rows into one `u64`
+//! each, and aligns a whole second column at once by sorting that
+//! column's hashes the same way and walking both lists together: sorting
+//! and walking read memory in order.
+//!
+//! The index is never iterated in hash order into any output: results are
+//! rows, decided by exact comparison of the ids.
+
+/// Why an [`IdIndex`] could not be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdIndexError {
+    /// Row `row` (0-based) has no id.
+    Missing {
+        /// The row.
+        row: usize,
+    },
+    /// Row `row` (0-based) repeats the id of an earlier row.
+    Duplicate {
+        /// The row.
+        row: usize,
+    },
+}
+
+/// The ids of a column, sorted by hash, borrowing the column.
+///
+/// Build it with [`IdIndex::new`] (which finds the first missing or repeated
+/// id, going down the rows); look one id up with [`IdIndex::get`], or place
+/// a whole column of ids at once with [`IdIndex::align`].
+#[derive(Debug, Clone)]
+pub struct IdIndex<'k, S> {
+    keys: &'k [Option<S>],
+    /// Each row's hash with its low `row_bits` bits replaced by the row,
+    /// sorted (so by hash, then row).
+    packed: Vec<u64>,
+    row_bits: u32,
+}
+
+/// The bits that number `n` rows (at least one, at most 63).
+fn bits_for(n: usize) -> u32 {
+    (usize::BITS - n.leading_zeros()).clamp(1, 63)
+}
+
+/// `(hash & !low) | row`: a hash and its row in one sortable word.
+#[inline]
+fn pack(h: u64, row: usize, row_bits: u32) -> u64 {
+    (h >> row_bits << row_bits) | row as u64
+}
+
+/// Runs of equal hash in a sorted packed list: `(start, end)` of each run
+/// longer than one.
+fn runs(packed: &[u64], row_bits: u32) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < packed.len() {
+            let start = i;
+            let h = packed[i] >> row_bits;
+            i += 1;
+            while i < packed.len() && packed[i] >> row_bits == h {
+                i += 1;
+            }
+            if i - start > 1 {
+                return Some((start, i));
+            }
+        }
+        None
+    })
+}
+
+/// A fast, well-mixed hash of bytes: 8-byte words folded by multiplication,
+/// then MurmurHash3's finaliser, so that both the low bits (the group) and
+/// the high bits (the tag) depend on every byte.
+fn hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut buf = [0u8; 8];
+        buf.copy_from_slice(w);
+        h = (h ^ u64::from_le_bytes(buf)).wrapping_mul(K).rotate_left(29);
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(buf)).wrapping_mul(K).rotate_left(29);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
+}
+
+impl<'k, S: AsRef<str>> IdIndex<'k, S> {
+    /// Indexes `keys`: row `i` holds id `keys[i]`.
+    ///
+    /// # Errors
+    /// The first row, going down, that has no id ([`IdIndexError::Missing`])
+    /// or repeats an earlier row's id ([`IdIndexError::Duplicate`]).
+    pub fn new(keys: &'k [Option<S>]) -> Result<Self, IdIndexError> {
+        let row_bits = bits_for(keys.len());
+        let mut packed = Vec::with_capacity(keys.len());
+        let mut missing = None;
+        for (row, key) in keys.iter().enumerate() {
+            match key {
+                Some(k) => packed.push(pack(hash(k.as_ref().as_bytes()), row, row_bits)),
+                None => {
+                    missing = Some(row);
+                    break;
+                }
+            }
+        }
+        packed.sort_unstable();
+        let index = IdIndex { keys, packed, row_bits };
+        // Equal ids hash alike: within each run of equal hashes (rows in
+        // increasing order), a row equal to an earlier one is a repeat.
+        let mut repeat: Option<usize> = None;
+        for (start, end) in runs(&index.packed, row_bits) {
+            let run = &index.packed[start..end];
+            for (j, &later) in run.iter().enumerate().skip(1) {
+                let row = index.row(later);
+                let id = index.id(row);
+                if repeat.is_none_or(|r| row < r) && run[..j].iter().any(|&e| index.id(index.row(e)) == id) {
+                    repeat = Some(row);
+                    break;
+                }
+            }
+        }
+        match (repeat, missing) {
+            (Some(row), _) => Err(IdIndexError::Duplicate { row }),
+            (None, Some(row)) => Err(IdIndexError::Missing { row }),
+            (None, None) => Ok(index),
+        }
+    }
+
+    #[inline]
+    fn row(&self, packed: u64) -> usize {
+        (packed & ((1u64 << self.row_bits) - 1)) as usize
+    }
+
+    #[inline]
+    fn id(&self, row: usize) -> Option<&str> {
+        self.keys.get(row).and_then(Option::as_ref).map(AsRef::as_ref)
+    }
+
+    /// The row holding `id`, if any (a binary search).
+    pub fn get(&self, id: &str) -> Option<usize> {
+        let h = hash(id.as_bytes()) >> self.row_bits;
+        let start = self.packed.partition_point(|&p| p >> self.row_bits < h);
+        self.packed[start..]
+            .iter()
+            .take_while(|&&p| p >> self.row_bits == h)
+            .map(|&p| self.row(p))
+            .find(|&row| self.id(row) == Some(id))
+    }
+
+    /// Places a column of `n` ids, the bytes `id_at(j)` for `j` in `0..n`, among the
+    /// indexed rows: `order[i]` is the `j` holding row `i`'s id. `None`
+    /// unless the ids are exactly the indexed ones, each once (another
+    /// count, an id the index lacks, one given twice, or an `id_at` that is
+    /// `None`).
+    ///
+    /// The ids are hashed, sorted and walked beside the index; every pair is
+    /// then compared exactly, in the indexed rows' order.
+    pub fn align<'a>(&self, n: usize, id_at: impl Fn(usize) -> Option<&'a [u8]>) -> Option<Vec<usize>> {
+        if n != self.packed.len() || n != self.keys.len() {
+            return None;
+        }
+        let rb = self.row_bits;
+        let mut theirs = Vec::with_capacity(n);
+        for j in 0..n {
+            theirs.push(pack(hash(id_at(j)?), j, rb));
+        }
+        theirs.sort_unstable();
+        let mut order = vec![usize::MAX; n];
+        let mut k = 0;
+        while k < n {
+            let h = self.packed[k] >> rb;
+            let end = k + self.packed[k..].iter().take_while(|&&p| p >> rb == h).count();
+            if theirs[k..end].iter().any(|&p| p >> rb != h) || theirs.get(end).is_some_and(|&p| p >> rb == h) {
+                return None;
+            }
+            if end - k == 1 {
+                order[self.row(self.packed[k])] = self.row(theirs[k]);
+            } else {
+                // Ids whose hashes collide: matched by value.
+                let mut left: Vec<usize> = theirs[k..end].iter().map(|&p| self.row(p)).collect();
+                for &p in &self.packed[k..end] {
+                    let row = self.row(p);
+                    let at = left
+                        .iter()
+                        .position(|&j| id_at(j).is_some_and(|id| Some(id) == self.id(row).map(str::as_bytes)))?;
+                    order[row] = left.swap_remove(at);
+                }
+            }
+            k = end;
+        }
+        for (row, &j) in order.iter().enumerate() {
+            if self.id(row).map(str::as_bytes).is_none_or(|id| Some(id) != id_at(j)) {
+                return None;
+            }
+        }
+        Some(order)
+    }
+
+    /// The number of indexed rows.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// `true` when no rows are indexed.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[&str]) -> Vec<Option<String>> {
+        v.iter().map(|s| Some((*s).to_owned())).collect()
+    }
+
+    #[test]
+    fn finds_every_id_and_nothing_else() {
+        let keys: Vec<Option<String>> = (0..5000).map(|i| Some(format!("id{i:07}"))).collect();
+        let index = IdIndex::new(&keys).unwrap();
+        for (row, k) in keys.iter().enumerate() {
+            assert_eq!(index.get(k.as_deref().unwrap()), Some(row));
+        }
+        for missing in ["", "id", "id0005000", "id000000", "id00000000", "ID0000001"] {
+            assert_eq!(index.get(missing), None, "{missing}");
+        }
+        // A shuffled column places row by row; anything else does not place.
+        let shuffled: Vec<&str> = (0..5000).map(|j| keys[(j * 7919) % 5000].as_deref().unwrap()).collect();
+        let order = index.align(5000, |j| shuffled.get(j).map(|s| s.as_bytes())).unwrap();
+        assert!(order.iter().enumerate().all(|(i, &j)| (j * 7919) % 5000 == i));
+        let mut twice = shuffled.clone();
+        twice[17] = twice[18];
+        assert_eq!(index.align(5000, |j| twice.get(j).map(|s| s.as_bytes())), None);
+        let mut unknown = shuffled.clone();
+        unknown[0] = "id9999999";
+        assert_eq!(index.align(5000, |j| unknown.get(j).map(|s| s.as_bytes())), None);
+        assert_eq!(index.align(4999, |j| shuffled.get(j).map(|s| s.as_bytes())), None);
+        assert_eq!(index.align(5000, |j| shuffled.get(j).map(|s| s.as_bytes()).filter(|_| j != 3)), None);
+        assert_eq!(index.len(), 5000);
+    }
+
+    #[test]
+    fn reports_the_first_missing_or_repeated_row() {
+        assert_eq!(IdIndex::new(&ids(&["a", "b", "a", "b"])).unwrap_err(), IdIndexError::Duplicate { row: 2 });
+        let keys = vec![Some("a"), None, Some("a")];
+        assert_eq!(IdIndex::new(&keys).unwrap_err(), IdIndexError::Missing { row: 1 });
+        // The empty id is an id like any other.
+        let keys = ids(&["", "x"]);
+        let index = IdIndex::new(&keys).unwrap();
+        assert_eq!((index.get(""), index.get("x")), (Some(0), Some(1)));
+        assert!(IdIndex::<String>::new(&[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn long_and_unicode_ids() {
+        let keys =
+            ids(&["é", "e\u{301}", "a-much-longer-identifier-of-many-words", "a-much-longer-identifier-of-many-word"]);
+        let index = IdIndex::new(&keys).unwrap();
+        for (row, k) in keys.iter().enumerate() {
+            assert_eq!(index.get(k.as_deref().unwrap()), Some(row));
+        }
+    }
+
+    #[test]
+    fn colliding_hashes_are_told_apart_by_value() {
+        // With all but the top bit taken by the row, every hash collides.
+        let keys = ids(&["c", "a", "b", "d"]);
+        let mut index = IdIndex::new(&keys).unwrap();
+        index.row_bits = 63;
+        index.packed =
+            keys.iter().enumerate().map(|(r, k)| pack(hash(k.as_deref().unwrap().as_bytes()), r, 63)).collect();
+        index.packed.sort_unstable();
+        assert!(runs(&index.packed, 63).next().is_some());
+        let order = index.align(4, |j| ["a", "d", "c", "b"].get(j).map(|s| s.as_bytes())).unwrap();
+        assert_eq!(order, vec![2, 0, 3, 1]);
+        assert_eq!(index.align(4, |j| ["a", "a", "c", "b"].get(j).map(|s| s.as_bytes())), None);
+        assert_eq!(index.get("d"), Some(3));
+    }
+}
