@@ -13,7 +13,7 @@ from sk_common import (ONE_THREAD, ROOT, SANDMLE, fmt, grading, read_csv, rust_r
 
 FOREST = {"type": "hist_forest", "n_trees": 100}
 SEEDS = ["bikeshare", "breast_cancer", "caravan", "default", "diabetes", "digits", "flights", "oj", "sms_spam",
-         "wage", "wine"]
+         "wage", "wine", "digits_png"]
 
 
 def row(work, ours, theirs, ratio, goal, met):
@@ -167,10 +167,13 @@ def generate(tmp, per_seed=40, small=5, seeds=SEEDS):
             f"--per-seed {n_s}: {own_s:.0f} ({whole_s:.0f})", "", ">=600/min:", min(own, own_s) >= 600)
 
 
-def accuracy(tmp, shrinks=3, forest_seeds=3, seeds=SEEDS):
-    """Our forest against scikit-learn's RandomForest on every bundled seed's
-    micro env (the same preprocessing): the mean score over three micro envs
-    (shrink seeds 0-2) and three forest seeds on each."""
+def accuracy(tmp, shrinks=10, forest_seeds=3, seeds=SEEDS[:-1]):
+    """Our forest against scikit-learn's RandomForest on every bundled
+    tabular and text seed's micro env (the same preprocessing): the mean
+    score over ten micro envs (shrink seeds 0-9; three were too few on
+    caravan, whose AUC is near chance: -1.9 % with three, +0.1 % with ten)
+    and three forest seeds on each. (The image seed is left out:
+    scikit-learn would need this crate's image features.)"""
     header(f"forest score on each seed's micro env: mean over {shrinks} shrinks x {forest_seeds} forest seeds "
            "(lower is better for rmse, rmsle, log losses; ratio: how much better ours is)")
     for seed in seeds:

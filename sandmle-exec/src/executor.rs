@@ -85,6 +85,57 @@ pub(crate) struct Prepared {
 /// Applies `steps` to `view`'s tables (featurizing an image task's images
 /// first when the view holds them); see [`PipelineExecutor::run`].
 pub(crate) fn prepare(steps: &[Step], view: &PublicView<'_>, clock: &Clock) -> Result<Prepared> {
+    let mut partial = Partial::start(view, clock)?;
+    partial.apply(steps, clock)?;
+    partial.finish()
+}
+
+/// A view's tables part way through a list of steps: the panel applies the
+/// steps its members share once and each member's own on a copy.
+#[derive(Clone)]
+pub(crate) struct Partial {
+    frames: Frames,
+    ids: Column,
+    targets: Vec<Target>,
+    /// `image_features` and `load`.
+    timings: Timings,
+    /// Time spent in steps so far.
+    preprocess: Duration,
+}
+
+impl Partial {
+    /// The view's feature tables, test ids and targets, before any step.
+    pub(crate) fn start(view: &PublicView<'_>, clock: &Clock) -> Result<Partial> {
+        start(view, clock)
+    }
+
+    /// Applies `steps` in order.
+    pub(crate) fn apply(&mut self, steps: &[Step], clock: &Clock) -> Result<()> {
+        let start = Instant::now();
+        let signal = match self.targets.first() {
+            Some(Target::Classes(c)) => TargetSignal::Classes(&c.y, c.k()),
+            Some(Target::Values(v)) => TargetSignal::Values(v),
+            None => return Err(Error::UnsupportedTask { reason: "the task names no target column".into() }),
+        };
+        for step in steps {
+            clock.check_deadline()?;
+            self.frames.apply(step, signal)?;
+        }
+        self.preprocess += start.elapsed();
+        Ok(())
+    }
+
+    /// The matrices the models learn from.
+    pub(crate) fn finish(self) -> Result<Prepared> {
+        let Partial { frames, ids, targets, mut timings, preprocess } = self;
+        let start = Instant::now();
+        let (x, x_test) = frames.matrices()?;
+        timings.push("preprocess", preprocess + start.elapsed());
+        Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None })
+    }
+}
+
+fn start(view: &PublicView<'_>, clock: &Clock) -> Result<Partial> {
     let task = view.task;
     if view.train.n_rows() < 2 {
         return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
@@ -110,7 +161,7 @@ pub(crate) fn prepare(steps: &[Step], view: &PublicView<'_>, clock: &Clock) -> R
     if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
         return Err(Error::MissingTestColumn { column: missing.clone() });
     }
-    let mut frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
+    let frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
     let ids = test.column(id)?.clone();
     let classes = !matches!(task.submission_form(), SubmissionForm::Value);
     let targets: Vec<Target> = task
@@ -126,20 +177,10 @@ pub(crate) fn prepare(steps: &[Step], view: &PublicView<'_>, clock: &Clock) -> R
         })
         .collect::<Result<_>>()?;
     timings.push("load", start.elapsed());
-
-    let start = Instant::now();
-    let signal = match targets.first() {
-        Some(Target::Classes(c)) => TargetSignal::Classes(&c.y, c.k()),
-        Some(Target::Values(v)) => TargetSignal::Values(v),
-        None => return Err(Error::UnsupportedTask { reason: "the task names no target column".into() }),
-    };
-    for step in steps {
-        clock.check_deadline()?;
-        frames.apply(step, signal)?;
+    if targets.is_empty() {
+        return Err(Error::UnsupportedTask { reason: "the task names no target column".into() });
     }
-    let (x, x_test) = frames.matrices()?;
-    timings.push("preprocess", start.elapsed());
-    Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None })
+    Ok(Partial { frames, ids, targets, timings, preprocess: Duration::ZERO })
 }
 
 /// Fits `spec`'s model on prepared matrices, predicts and assembles the
@@ -192,6 +233,7 @@ pub(crate) fn fit_and_assemble(
     Ok(PipelineRun { submission, timings })
 }
 
+#[derive(Clone)]
 enum Target {
     Classes(Classes),
     Values(Vec<f64>),

@@ -14,10 +14,11 @@
 //! more than the rest of the panel together, which would halve the
 //! generation throughput.
 //!
-//! Members with the same steps share one preparation (the steps run once
-//! per distinct list, in [`crate::executor`]'s `prepare`), and the kNN
-//! members share one list of nearest rows per test row (the longest any of
-//! them needs; the others take its prefix, which is exactly their own).
+//! The steps every member starts with run once per panel run, and each
+//! distinct list of steps runs only its remaining ones (the `SelectBest`
+//! of the `*-best-k` members) on a copy; the kNN members share one list of
+//! nearest rows per test row (the longest any of them needs; the others
+//! take its prefix, which is exactly their own).
 //! Both are shortcuts only: every member's submission is the one it makes
 //! alone.
 //!
@@ -31,8 +32,7 @@
 //! [`crate::image`], computed once per panel run (after the subsample) and
 //! shared by every member.
 
-use crate::error::Error;
-use crate::executor::{PipelineExecutor, Prepared, fit_and_assemble, prepare};
+use crate::executor::{Partial, Prepared, fit_and_assemble};
 use crate::image::image_feature_tables;
 use crate::model::{Clock, NeighbourCache};
 use crate::spec::{EncodeMethod, ImputeStrategy, ModelSpec, PipelineSpec, ScaleMethod, Step};
@@ -234,10 +234,9 @@ impl Panel {
             .map(|(i, spec)| {
                 let start = Instant::now();
                 let name = spec.name.clone();
-                let outcome = spec.check().map_err(|e| e.to_string()).and_then(|spec| match prepared[i].as_deref() {
-                    Some(Ok(p)) => fit_and_assemble(&spec, view.task, p, &Clock::default()).map_err(|e| e.to_string()),
-                    Some(Err(e)) => Err(e.to_string()),
-                    None => PipelineExecutor::default().run(&spec, &view).map_err(|e| e.to_string()),
+                let outcome = spec.check().map_err(|e| e.to_string()).and_then(|spec| match prepared[i].as_ref() {
+                    Ok(p) => fit_and_assemble(&spec, view.task, p, &Clock::default()).map_err(|e| e.to_string()),
+                    Err(e) => Err(e.clone()),
                 });
                 let (score, error) = match outcome {
                     Ok(run) => {
@@ -280,12 +279,13 @@ impl Panel {
     }
 }
 
-/// Per spec, its steps' prepared matrices, shared by every spec with the
-/// same steps (prepared once, in panel order, so the first error is the
-/// one a member alone would meet); `None` for a spec prepared alone (one
-/// whose steps no other spec has). kNN members share one neighbour cache
-/// per preparation, as long as the longest list they need.
-fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Option<Arc<Result<Prepared, Error>>>> {
+/// Per spec, its steps' prepared matrices (or why they failed), shared by
+/// every spec with the same steps. The steps every spec starts with run
+/// once; each distinct list of steps then runs its own remaining steps on
+/// a copy. kNN members share one neighbour cache per preparation, as long
+/// as the longest list they need. A step is a function of the tables and
+/// the target, so each member's matrices are the ones it would make alone.
+fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Result<Prepared, String>>> {
     let mut groups: Vec<(&[Step], Vec<usize>)> = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         match groups.iter_mut().find(|(steps, _)| *steps == s.steps.as_slice()) {
@@ -293,28 +293,42 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Option<A
             None => groups.push((&s.steps, vec![i])),
         }
     }
-    let mut out = vec![None; specs.len()];
-    let shared: Vec<_> = groups.into_iter().filter(|(_, members)| members.len() > 1).collect();
-    let done: Vec<Arc<Result<Prepared, Error>>> = shared
+    let shared = groups.iter().map(|(steps, _)| steps.len()).min().unwrap_or(0);
+    let shared = (0..shared).take_while(|&j| groups.iter().all(|(steps, _)| steps[j] == groups[0].0[j])).count();
+    let clock = Clock::default();
+    let base = groups
+        .first()
+        .map(|(steps, _)| Partial::start(view, &clock).and_then(|mut p| p.apply(&steps[..shared], &clock).map(|()| p)));
+    let done: Vec<Arc<Result<Prepared, String>>> = groups
         .par_iter()
         .map(|(steps, members)| {
             let k = members.iter().filter_map(|&i| match specs[i].model {
                 ModelSpec::Knn { k, .. } => Some(k),
                 _ => None,
             });
-            let mut p = prepare(steps, view, &Clock::default());
+            let clock = Clock::default();
+            let mut p = match &base {
+                Some(Ok(base)) => {
+                    let mut partial = base.clone();
+                    partial.apply(&steps[shared..], &clock).and_then(|()| partial.finish()).map_err(|e| e.to_string())
+                }
+                Some(Err(e)) => Err(e.to_string()),
+                None => Err("no spec".into()),
+            };
             if let (Ok(p), Some(k)) = (&mut p, k.max()) {
                 p.neighbours = Some(NeighbourCache::new(k));
             }
             Arc::new(p)
         })
         .collect();
-    for ((_, members), p) in shared.iter().zip(done) {
+    let mut out: Vec<Option<Arc<Result<Prepared, String>>>> = vec![None; specs.len()];
+    for ((_, members), p) in groups.iter().zip(done) {
         for &i in members {
             out[i] = Some(Arc::clone(&p));
         }
     }
-    out
+    // Every spec is in exactly one group.
+    out.into_iter().flatten().collect()
 }
 
 impl BaselinePanel for Panel {
