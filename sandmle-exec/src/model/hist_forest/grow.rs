@@ -51,7 +51,7 @@ pub(super) struct Grower<'a> {
     hist: Vec<f64>,
     /// Scratch: a small node's (bin, place) keys of one feature.
     keys: Vec<u64>,
-    /// Scratch: totals, left and right sums, one bin's sums.
+    /// Scratch: totals, left and right sums.
     sums: Vec<f64>,
     /// Scratch: the feature order of a split search.
     order: Vec<usize>,
@@ -82,7 +82,7 @@ impl<'a> Grower<'a> {
             adds: Vec::new(),
             hist: vec![0.0; wanted * (MAX_BINS + 1) * stride],
             keys: Vec::new(),
-            sums: vec![0.0; 4 * stride],
+            sums: vec![0.0; 3 * stride],
             order: Vec::new(),
         }
     }
@@ -247,8 +247,9 @@ impl<'a> Grower<'a> {
     }
 
     /// The best split of `rows` on one feature: the rows sorted by bin
-    /// (then by their place in `rows`), each run of equal bins summed in
-    /// row order. Small nodes cost a sort of their own rows, no histogram.
+    /// (then by their place in `rows`) and scanned in that order, cuts
+    /// between runs of equal bins. Small nodes cost a sort of their own
+    /// rows, no histogram.
     fn split_on(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
         if self.bins.edges[feature].is_empty() {
             return None;
@@ -258,29 +259,56 @@ impl<'a> Grower<'a> {
         keys.clear();
         keys.extend(rows.iter().enumerate().map(|(i, &r)| (u64::from(codes[r as usize]) << 32) | i as u64));
         keys.sort_unstable();
-        if let Kind::Values = self.kind {
-            let best = self.scan_values(feature, rows, &keys, total);
-            self.keys = keys;
-            return best;
-        }
-        let stride = self.stride();
-        let (head, tail) = self.sums.split_at_mut(3 * stride);
-        let bin = &mut tail[..stride];
-        let mut cut = Cuts::new(self.kind, self.p.min_samples_leaf, feature, total, head);
+        let best = match self.kind {
+            Kind::Values => self.scan_values(feature, rows, &keys, total),
+            Kind::Classes(k) => self.scan_classes(k, feature, rows, &keys, total),
+        };
+        self.keys = keys;
+        best
+    }
+
+    /// [`Grower::split_on`]'s scan for classes. Weights are whole numbers
+    /// (bootstrap multiplicities), so every class weight, its square and
+    /// the sums of squares are exact in `f64`: keeping the sums of squares
+    /// up to date row by row gives [`Cuts`]' purities exactly, at a cost
+    /// per row and per cut that does not grow with the number of classes.
+    fn scan_classes(&mut self, k: usize, feature: usize, rows: &[u32], keys: &[u64], total: f64) -> Option<Split> {
+        let stride = k + 1;
+        let (totals, rest) = self.sums.split_at_mut(stride);
+        let left = &mut rest[..k];
+        left.fill(0.0);
+        let tw = totals[0];
+        let parent = purity(self.kind, totals);
+        let min_leaf = self.p.min_samples_leaf as f64;
+        let (mut lw, mut lsq) = (0.0, 0.0);
+        let mut rsq: f64 = totals[1..].iter().map(|c| c * c).sum();
+        let mut last: Option<u8> = None;
+        let mut best: Option<Split> = None;
         let mut i = 0;
         while i < keys.len() {
             let code = keys[i] >> 32;
-            bin.fill(0.0);
+            if let Some(last) = last {
+                let rw = tw - lw;
+                if lw >= min_leaf && rw >= min_leaf {
+                    let gain = (lsq / lw + rsq / rw - parent) / total;
+                    if best.is_none_or(|s| gain > s.3) {
+                        best = Some((feature, last, code as u8, gain));
+                    }
+                }
+            }
             while i < keys.len() && keys[i] >> 32 == code {
                 let a = self.adds[rows[(keys[i] & 0xFFFF_FFFF) as usize] as usize];
-                bin[0] += a.weight;
-                bin[a.slot] += a.amount;
+                let (c, w) = (a.slot - 1, a.weight);
+                let (l, r) = (left[c], totals[a.slot] - left[c]);
+                lsq += (2.0 * l + w) * w;
+                rsq -= (2.0 * r - w) * w;
+                left[c] = l + w;
+                lw += w;
                 i += 1;
             }
-            cut.add_bin(code as u8, bin);
+            last = Some(code as u8);
         }
-        self.keys = keys;
-        cut.best
+        best
     }
 
     /// [`Grower::split_on`]'s scan for values, its sums held in registers:
