@@ -104,11 +104,6 @@ pub(crate) struct Partial {
 }
 
 impl Partial {
-    /// The view's feature tables, test ids and targets, before any step.
-    pub(crate) fn start(view: &PublicView<'_>, clock: &Clock) -> Result<Partial> {
-        start(view, clock)
-    }
-
     /// Applies `steps` in order.
     pub(crate) fn apply(&mut self, steps: &[Step], clock: &Clock) -> Result<()> {
         let start = Instant::now();
@@ -133,54 +128,55 @@ impl Partial {
         timings.push("preprocess", preprocess + start.elapsed());
         Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None })
     }
-}
 
-fn start(view: &PublicView<'_>, clock: &Clock) -> Result<Partial> {
-    let task = view.task;
-    if view.train.n_rows() < 2 {
-        return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
-    }
-    let mut timings = Timings::default();
-    let start = Instant::now();
-    // An image task's rows are their images: their features join the
-    // tables before any step (a view whose tables already hold them
-    // passes no images, as the panel does).
-    let featurized;
-    let (train, test) = if task.images.is_some() && !view.images.is_empty() {
-        featurized = image_feature_tables(view)?;
-        timings.push("image_features", start.elapsed());
-        clock.check_deadline()?;
-        (&featurized.0, &featurized.1)
-    } else {
-        (view.train, view.test)
-    };
-    let start = Instant::now();
-    let id = task.id_column.as_str();
-    let features: Vec<String> =
-        train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
-    if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
-        return Err(Error::MissingTestColumn { column: missing.clone() });
-    }
-    let frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
-    let ids = test.column(id)?.clone();
-    let classes = !matches!(task.submission_form(), SubmissionForm::Value);
-    let targets: Vec<Target> = task
-        .target_columns
-        .iter()
-        .map(|name| {
-            let col = train.column(name)?;
-            Ok(if classes {
-                Target::Classes(Classes::from_column(name, col)?)
-            } else {
-                Target::Values(target::values(name, col)?)
+    /// The view's feature tables, test ids and targets, before any step.
+    pub(crate) fn start(view: &PublicView<'_>, clock: &Clock) -> Result<Partial> {
+        let task = view.task;
+        if view.train.n_rows() < 2 {
+            return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
+        }
+        let mut timings = Timings::default();
+        let start = Instant::now();
+        // An image task's rows are their images: their features join the
+        // tables before any step (a view whose tables already hold them
+        // passes no images, as the panel does).
+        let featurized;
+        let (train, test) = if task.images.is_some() && !view.images.is_empty() {
+            featurized = image_feature_tables(view)?;
+            timings.push("image_features", start.elapsed());
+            clock.check_deadline()?;
+            (&featurized.0, &featurized.1)
+        } else {
+            (view.train, view.test)
+        };
+        let start = Instant::now();
+        let id = task.id_column.as_str();
+        let features: Vec<String> =
+            train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
+        if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
+            return Err(Error::MissingTestColumn { column: missing.clone() });
+        }
+        let frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
+        let ids = test.column(id)?.clone();
+        let classes = !matches!(task.submission_form(), SubmissionForm::Value);
+        let targets: Vec<Target> = task
+            .target_columns
+            .iter()
+            .map(|name| {
+                let col = train.column(name)?;
+                Ok(if classes {
+                    Target::Classes(Classes::from_column(name, col)?)
+                } else {
+                    Target::Values(target::values(name, col)?)
+                })
             })
-        })
-        .collect::<Result<_>>()?;
-    timings.push("load", start.elapsed());
-    if targets.is_empty() {
-        return Err(Error::UnsupportedTask { reason: "the task names no target column".into() });
+            .collect::<Result<_>>()?;
+        timings.push("load", start.elapsed());
+        if targets.is_empty() {
+            return Err(Error::UnsupportedTask { reason: "the task names no target column".into() });
+        }
+        Ok(Partial { frames, ids, targets, timings, preprocess: Duration::ZERO })
     }
-    Ok(Partial { frames, ids, targets, timings, preprocess: Duration::ZERO })
 }
 
 /// Fits `spec`'s model on prepared matrices, predicts and assembles the

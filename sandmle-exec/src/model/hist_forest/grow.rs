@@ -10,26 +10,14 @@
 //! and then add the bins up in bin order, so they find the same splits:
 //! the tree does not depend on which path a node took.
 
+use super::scan::{Add, Cuts, Scan, Split};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
 use sandmle_core::SeedRng;
 
-/// A split candidate: feature, the node's last occupied bin on the left,
-/// its first occupied bin on the right, gain.
-type Split = (usize, u8, u8, f64);
-
 /// Nodes with at least this many rows build their candidates' histograms
 /// in one row-major pass.
 pub(super) const BATCH_MIN_ROWS: usize = 48;
-
-/// What one row adds to a histogram: its weight, and the slot and amount
-/// of its target (its class weight, or its weight times its value).
-#[derive(Clone, Copy)]
-struct Add {
-    weight: f64,
-    slot: usize,
-    amount: f64,
-}
 
 pub(super) struct Grower<'a> {
     pub bins: &'a Bins,
@@ -259,168 +247,14 @@ impl<'a> Grower<'a> {
         keys.clear();
         keys.extend(rows.iter().enumerate().map(|(i, &r)| (u64::from(codes[r as usize]) << 32) | i as u64));
         keys.sort_unstable();
+        let min_leaf = self.p.min_samples_leaf as f64;
+        let scan = Scan { adds: &self.adds, min_leaf, feature, rows, keys: &keys, total };
         let best = match self.kind {
-            Kind::Values => self.scan_values(feature, rows, &keys, total),
-            Kind::Classes(k) => self.scan_classes(k, feature, rows, &keys, total),
+            Kind::Values => scan.values(&self.sums),
+            Kind::Classes(k) => scan.classes(k, &mut self.sums),
         };
         self.keys = keys;
         best
-    }
-
-    /// [`Grower::split_on`]'s scan for classes. Weights are whole numbers
-    /// (bootstrap multiplicities), so every class weight, its square and
-    /// the sums of squares are exact in `f64`: keeping the sums of squares
-    /// up to date row by row gives [`Cuts`]' purities exactly, at a cost
-    /// per row and per cut that does not grow with the number of classes.
-    fn scan_classes(&mut self, k: usize, feature: usize, rows: &[u32], keys: &[u64], total: f64) -> Option<Split> {
-        let stride = k + 1;
-        let (totals, rest) = self.sums.split_at_mut(stride);
-        let left = &mut rest[..k];
-        left.fill(0.0);
-        let tw = totals[0];
-        let parent = purity(self.kind, totals);
-        let min_leaf = self.p.min_samples_leaf as f64;
-        let (mut lw, mut lsq) = (0.0, 0.0);
-        let mut rsq: f64 = totals[1..].iter().map(|c| c * c).sum();
-        let mut last: Option<u8> = None;
-        let mut best: Option<Split> = None;
-        let mut i = 0;
-        while i < keys.len() {
-            let code = keys[i] >> 32;
-            if let Some(last) = last {
-                let rw = tw - lw;
-                if lw >= min_leaf && rw >= min_leaf {
-                    let gain = (lsq / lw + rsq / rw - parent) / total;
-                    if best.is_none_or(|s| gain > s.3) {
-                        best = Some((feature, last, code as u8, gain));
-                    }
-                }
-            }
-            while i < keys.len() && keys[i] >> 32 == code {
-                let a = self.adds[rows[(keys[i] & 0xFFFF_FFFF) as usize] as usize];
-                let (c, w) = (a.slot - 1, a.weight);
-                let (l, r) = (left[c], totals[a.slot] - left[c]);
-                lsq += (2.0 * l + w) * w;
-                rsq -= (2.0 * r - w) * w;
-                left[c] = l + w;
-                lw += w;
-                i += 1;
-            }
-            last = Some(code as u8);
-        }
-        best
-    }
-
-    /// [`Grower::split_on`]'s scan for values, its sums held in registers:
-    /// the same additions in the same order as [`Cuts`], so the same cut.
-    fn scan_values(&self, feature: usize, rows: &[u32], keys: &[u64], total: f64) -> Option<Split> {
-        let (tw, ts) = (self.sums[0], self.sums[1]);
-        let parent = purity(Kind::Values, &[tw, ts]);
-        let min_leaf = self.p.min_samples_leaf as f64;
-        let (mut lw, mut ls) = (0.0, 0.0);
-        let mut last: Option<u8> = None;
-        let mut best: Option<Split> = None;
-        let mut i = 0;
-        while i < keys.len() {
-            let code = keys[i] >> 32;
-            let (mut bw, mut bs) = (0.0, 0.0);
-            while i < keys.len() && keys[i] >> 32 == code {
-                let a = self.adds[rows[(keys[i] & 0xFFFF_FFFF) as usize] as usize];
-                bw += a.weight;
-                bs += a.amount;
-                i += 1;
-            }
-            if let Some(last) = last {
-                let (rw, rs) = (tw - lw, ts - ls);
-                if lw >= min_leaf && rw >= min_leaf {
-                    let gain = (purity(Kind::Values, &[lw, ls]) + purity(Kind::Values, &[rw, rs]) - parent) / total;
-                    if best.is_none_or(|s| gain > s.3) {
-                        best = Some((feature, last, code as u8, gain));
-                    }
-                }
-            }
-            lw += bw;
-            ls += bs;
-            last = Some(code as u8);
-        }
-        best
-    }
-}
-
-/// The scan over one feature's occupied bins in increasing order: the
-/// best cut between two consecutive ones. `sums` holds the node's totals
-/// in its first `stride` slots and is scratch after them.
-struct Cuts<'s> {
-    kind: Kind,
-    min_leaf: f64,
-    feature: usize,
-    total: f64,
-    parent: f64,
-    totals: &'s [f64],
-    left: &'s mut [f64],
-    right: &'s mut [f64],
-    last: Option<u8>,
-    best: Option<Split>,
-}
-
-impl<'s> Cuts<'s> {
-    fn new(kind: Kind, min_samples_leaf: usize, feature: usize, total: f64, sums: &'s mut [f64]) -> Self {
-        let stride = kind.width() + 1;
-        let (totals, rest) = sums.split_at_mut(stride);
-        let (left, rest) = rest.split_at_mut(stride);
-        let right = &mut rest[..stride];
-        left.fill(0.0);
-        let parent = purity(kind, totals);
-        Cuts {
-            kind,
-            min_leaf: min_samples_leaf as f64,
-            feature,
-            total,
-            parent,
-            totals,
-            left,
-            right,
-            last: None,
-            best: None,
-        }
-    }
-
-    /// The next occupied bin `b` and its sums: first the cut between the
-    /// previous occupied bin and `b`, then `b` joins the left side.
-    fn add_bin(&mut self, b: u8, bin: &[f64]) {
-        if let Some(last) = self.last {
-            self.consider(last, b);
-        }
-        self.left.iter_mut().zip(bin).for_each(|(l, v)| *l += v);
-        self.last = Some(b);
-    }
-
-    fn consider(&mut self, last: u8, next: u8) {
-        for ((r, t), l) in self.right.iter_mut().zip(self.totals).zip(self.left.iter()) {
-            *r = t - l;
-        }
-        if self.left[0] < self.min_leaf || self.right[0] < self.min_leaf {
-            return;
-        }
-        // Any valid cut is a candidate, a zero gain included: as in
-        // scikit-learn, a node that is not pure splits whenever one of its
-        // drawn features can be cut.
-        let gain = (purity(self.kind, self.left) + purity(self.kind, self.right) - self.parent) / self.total;
-        if self.best.is_none_or(|s| gain > s.3) {
-            self.best = Some((self.feature, last, next, gain));
-        }
-    }
-}
-
-/// Weighted purity: the sum of squared class weights over the weight
-/// (Gini), or the squared sum over the weight (variance); higher is purer.
-fn purity(kind: Kind, s: &[f64]) -> f64 {
-    if s[0] <= 0.0 {
-        return 0.0;
-    }
-    match kind {
-        Kind::Classes(_) => s[1..].iter().map(|c| c * c).sum::<f64>() / s[0],
-        Kind::Values => s[1] * s[1] / s[0],
     }
 }
 

@@ -22,6 +22,7 @@
 //! count.
 
 mod grow;
+mod scan;
 
 use super::Data;
 use crate::error::{Error, Result};
