@@ -124,6 +124,9 @@ pub(super) struct Cuts<'s> {
     totals: &'s [f64],
     left: &'s mut [f64],
     right: &'s mut [f64],
+    /// Classes: the sums of squared class weights on the left and the
+    /// right, kept up to date bin by bin (exact: whole numbers).
+    squares: (f64, f64),
     last: Option<u8>,
     pub best: Option<Split>,
 }
@@ -136,6 +139,7 @@ impl<'s> Cuts<'s> {
         let right = &mut rest[..stride];
         left.fill(0.0);
         let parent = purity(kind, totals);
+        let squares = (0.0, totals[1..].iter().map(|c| c * c).sum());
         Cuts {
             kind,
             min_leaf: min_samples_leaf as f64,
@@ -145,6 +149,7 @@ impl<'s> Cuts<'s> {
             totals,
             left,
             right,
+            squares,
             last: None,
             best: None,
         }
@@ -156,11 +161,34 @@ impl<'s> Cuts<'s> {
         if let Some(last) = self.last {
             self.consider(last, b);
         }
-        self.left.iter_mut().zip(bin).for_each(|(l, v)| *l += v);
+        if let Kind::Classes(_) = self.kind {
+            let (lsq, rsq) = &mut self.squares;
+            for ((l, &t), &w) in self.left.iter_mut().zip(self.totals).zip(bin).skip(1) {
+                if w != 0.0 {
+                    *lsq += (2.0 * *l + w) * w;
+                    *rsq -= (2.0 * (t - *l) - w) * w;
+                    *l += w;
+                }
+            }
+            self.left[0] += bin[0];
+        } else {
+            self.left.iter_mut().zip(bin).for_each(|(l, v)| *l += v);
+        }
         self.last = Some(b);
     }
 
     fn consider(&mut self, last: u8, next: u8) {
+        if let Kind::Classes(_) = self.kind {
+            let (lw, rw) = (self.left[0], self.totals[0] - self.left[0]);
+            if lw < self.min_leaf || rw < self.min_leaf {
+                return;
+            }
+            let gain = (self.squares.0 / lw + self.squares.1 / rw - self.parent) / self.total;
+            if self.best.is_none_or(|s| gain > s.3) {
+                self.best = Some((self.feature, last, next, gain));
+            }
+            return;
+        }
         for ((r, t), l) in self.right.iter_mut().zip(self.totals).zip(self.left.iter()) {
             *r = t - l;
         }
