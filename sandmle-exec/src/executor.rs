@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::image::image_feature_tables;
-use crate::model::{self, Clock, NeighbourCache, Prediction};
+use crate::model::{self, Clock, NeighbourCache, Prediction, SharedBins};
 use crate::preprocess::{Frames, TargetSignal};
 use crate::spec::{CheckedPipeline, PipelineSpec, Step};
 use crate::submission::{Output, assemble};
@@ -80,6 +80,8 @@ pub(crate) struct Prepared {
     timings: Timings,
     /// Neighbour lists for kNN members, computed by the first that needs them.
     pub neighbours: Option<NeighbourCache>,
+    /// The binned training matrix for histogram models, likewise.
+    pub bins: Option<SharedBins>,
 }
 
 /// Applies `steps` to `view`'s tables (featurizing an image task's images
@@ -126,7 +128,7 @@ impl Partial {
         let start = Instant::now();
         let (x, x_test) = frames.matrices()?;
         timings.push("preprocess", preprocess + start.elapsed());
-        Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None })
+        Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None, bins: None })
     }
 
     /// The view's feature tables, test ids and targets, before any step.
@@ -187,7 +189,7 @@ pub(crate) fn fit_and_assemble(
     prepared: &Prepared,
     clock: &Clock,
 ) -> Result<PipelineRun> {
-    let Prepared { x, x_test, ids, targets, timings, neighbours } = prepared;
+    let Prepared { x, x_test, ids, targets, timings, neighbours, bins } = prepared;
     let mut timings = timings.clone();
     let mut outputs = Vec::with_capacity(targets.len());
     for (i, t) in targets.iter().enumerate() {
@@ -197,6 +199,7 @@ pub(crate) fn fit_and_assemble(
             x_test,
             seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
             neighbours: neighbours.as_ref(),
+            bins: bins.as_ref(),
         };
         outputs.push(match t {
             Target::Classes(c) => match model::fit_predict(&d, &spec.model, model::Target::Classes(c))? {

@@ -18,7 +18,8 @@
 //! distinct list of steps runs only its remaining ones (the `SelectBest`
 //! of the `*-best-k` members) on a copy; the kNN members share one list of
 //! nearest rows per test row (the longest any of them needs; the others
-//! take its prefix, which is exactly their own).
+//! take its prefix, which is exactly their own), and the histogram forests
+//! and trees one binning of the training matrix.
 //! Both are shortcuts only: every member's submission is the one it makes
 //! alone.
 //!
@@ -34,7 +35,7 @@
 
 use crate::executor::{Partial, Prepared, fit_and_assemble};
 use crate::image::image_feature_tables;
-use crate::model::{Clock, NeighbourCache};
+use crate::model::{Clock, NeighbourCache, SharedBins};
 use crate::spec::{EncodeMethod, ImputeStrategy, ModelSpec, PipelineSpec, ScaleMethod, Step};
 use rayon::prelude::*;
 use sandmle_core::{
@@ -282,7 +283,8 @@ impl Panel {
 /// Per spec, its steps' prepared matrices (or why they failed), shared by
 /// every spec with the same steps. The steps every spec starts with run
 /// once; each distinct list of steps then runs its own remaining steps on
-/// a copy. kNN members share one neighbour cache per preparation, as long
+/// a copy. The histogram forests and trees of a preparation share its
+/// binned training matrix, and kNN members one neighbour cache, as long
 /// as the longest list they need. A step is a function of the tables and
 /// the target, so each member's matrices are the ones it would make alone.
 fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Result<Prepared, String>>> {
@@ -317,6 +319,9 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Resu
             };
             if let (Ok(p), Some(k)) = (&mut p, k.max()) {
                 p.neighbours = Some(NeighbourCache::new(k));
+            }
+            if let Ok(p) = &mut p {
+                p.bins = Some(SharedBins::default());
             }
             Arc::new(p)
         })

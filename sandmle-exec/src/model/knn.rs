@@ -158,7 +158,7 @@ mod tests {
     use ndarray::array;
 
     fn data<'a>(clock: &'a Clock, x: &'a Array2<f64>, t: &'a Array2<f64>) -> Data<'a> {
-        Data { clock, x, x_test: t, seed: 0, neighbours: None }
+        Data { clock, x, x_test: t, seed: 0, neighbours: None, bins: None }
     }
 
     #[test]

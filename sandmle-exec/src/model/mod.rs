@@ -18,6 +18,7 @@ mod tree;
 use crate::error::{Error, Result};
 use crate::spec::ModelSpec;
 use crate::target::Classes;
+pub(crate) use hist_forest::SharedBins;
 pub(crate) use knn::NeighbourCache;
 
 use ndarray::{Array1, Array2, Axis};
@@ -34,6 +35,8 @@ pub(crate) struct Data<'a> {
     pub seed: u64,
     /// Neighbour lists shared with other kNN models on the same matrices.
     pub neighbours: Option<&'a NeighbourCache>,
+    /// The binned training matrix shared with other histogram models.
+    pub bins: Option<&'a SharedBins>,
 }
 
 /// What a model predicts for: the classes of a label target or the values

@@ -53,9 +53,12 @@ impl<'a> Grower<'a> {
         kind: Kind,
         p: HistParams,
         rng: SeedRng,
+        mut hist: Vec<f64>,
     ) -> Self {
         let stride = kind.width() + 1;
         let wanted = p.max_features.clamp(1, bins.codes.len().max(1));
+        // `hist` is all zeros (a fresh vector, or a finished grower's).
+        hist.resize(wanted * (MAX_BINS + 1) * stride, 0.0);
         Grower {
             bins,
             kind,
@@ -68,11 +71,17 @@ impl<'a> Grower<'a> {
             y_value,
             w: Vec::new(),
             adds: Vec::new(),
-            hist: vec![0.0; wanted * (MAX_BINS + 1) * stride],
+            hist,
             keys: Vec::new(),
             sums: vec![0.0; 3 * stride],
             order: Vec::new(),
         }
+    }
+
+    /// The tree's nodes and leaf payloads, and the histogram scratch (all
+    /// zeros) for the next tree.
+    pub fn finish(self) -> (Vec<Node>, Vec<f64>, Vec<f64>) {
+        (self.nodes, self.leaves, self.hist)
     }
 
     fn stride(&self) -> usize {

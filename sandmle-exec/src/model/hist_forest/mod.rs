@@ -35,6 +35,11 @@ use std::time::Instant;
 
 const MAX_BINS: usize = 255;
 
+/// The binned training matrix, shared by the histogram forests and trees
+/// of one panel run on the same matrices (the first to need it bins it).
+#[derive(Default)]
+pub(crate) struct SharedBins(std::sync::OnceLock<Bins>);
+
 /// Binned features: per feature, each row's bin and the bin upper edges.
 struct Bins {
     /// `codes[f][row]`.
@@ -204,9 +209,11 @@ fn grow_trees(
     let Training { bins, n, y_class, y_value, kind } = *t;
     let mut seeder = rng_for(seed, "hist_forest");
     let seeds: Vec<u64> = (0..p.n_trees).map(|_| seeder.random()).collect();
+    // Each thread reuses one histogram scratch (zero between trees) across
+    // the trees it grows.
     seeds
         .par_iter()
-        .map(|&s| {
+        .map_init(Vec::new, |hist, &s| {
             if let Some((at, limit)) = deadline {
                 if Instant::now() >= at {
                     return Err(Error::TimeLimit { limit });
@@ -220,10 +227,12 @@ fn grow_trees(
                 }
             }
             let mut rows: Vec<u32> = (0..n as u32).filter(|&r| w[r as usize] > 0).collect();
-            let mut g = Grower::new(bins, y_class, y_value, kind, p, rng);
+            let mut g = Grower::new(bins, y_class, y_value, kind, p, rng, std::mem::take(hist));
             g.batch_min_rows = batch_min_rows;
             g.grow_tree(&mut rows, &w);
-            Ok(Tree { nodes: g.nodes, leaves: g.leaves, width: kind.width() })
+            let (nodes, leaves, scratch) = g.finish();
+            *hist = scratch;
+            Ok(Tree { nodes, leaves, width: kind.width() })
         })
         .collect()
 }
@@ -235,8 +244,15 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     if x.nrows() < 2 {
         return Err(Error::TooFewRows { what: "hist_forest".into(), needed: 2, found: x.nrows() });
     }
-    let bins = Bins::fit(x);
-    let training = Training { bins: &bins, n: x.nrows(), y_class, y_value, kind };
+    let fitted;
+    let bins = match d.bins {
+        Some(shared) => shared.0.get_or_init(|| Bins::fit(x)),
+        None => {
+            fitted = Bins::fit(x);
+            &fitted
+        }
+    };
+    let training = Training { bins, n: x.nrows(), y_class, y_value, kind };
     let trees = grow_trees(&training, p, d.seed, d.clock.deadline, grow::BATCH_MIN_ROWS)?;
     d.clock.add_fit(start.elapsed());
     let start = Instant::now();
@@ -301,7 +317,7 @@ mod tests {
         let bins = Bins::fit(&x);
         let y = [0, 0, 1, 1];
         let rng = rng_for(0, "tree");
-        let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng);
+        let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng, Vec::new());
         g.grow_tree(&mut [0, 3], &[1, 0, 0, 1]);
         assert!(matches!(g.nodes[0], Node::Split { feature: 0, threshold: 5.0, .. }), "{:?}", g.nodes);
         let tree = Tree { nodes: g.nodes, leaves: g.leaves, width: 2 };
