@@ -298,9 +298,8 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Resu
     let shared = groups.iter().map(|(steps, _)| steps.len()).min().unwrap_or(0);
     let shared = (0..shared).take_while(|&j| groups.iter().all(|(steps, _)| steps[j] == groups[0].0[j])).count();
     let clock = Clock::default();
-    let base = groups
-        .first()
-        .map(|(steps, _)| Partial::start(view, &clock).and_then(|mut p| p.apply(&steps[..shared], &clock).map(|()| p)));
+    let prefix = groups.first().map_or(&[][..], |(steps, _)| &steps[..shared]);
+    let base = Partial::start(view, &clock).and_then(|mut p| p.apply(prefix, &clock).map(|()| p));
     let done: Vec<Arc<Result<Prepared, String>>> = groups
         .par_iter()
         .map(|(steps, members)| {
@@ -310,12 +309,11 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Resu
             });
             let clock = Clock::default();
             let mut p = match &base {
-                Some(Ok(base)) => {
+                Ok(base) => {
                     let mut partial = base.clone();
                     partial.apply(&steps[shared..], &clock).and_then(|()| partial.finish()).map_err(|e| e.to_string())
                 }
-                Some(Err(e)) => Err(e.to_string()),
-                None => Err("no spec".into()),
+                Err(e) => Err(e.to_string()),
             };
             if let (Ok(p), Some(k)) = (&mut p, k.max()) {
                 p.neighbours = Some(NeighbourCache::new(k));

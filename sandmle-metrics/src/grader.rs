@@ -53,10 +53,7 @@ impl StandardGrader {
         }
         read_csv(path, &options).map_err(|e| Error::NotCsv { reason: bounded(&e.to_string()) })
     }
-}
 
-/// A fault of the environment as core's error, naming the file at fault.
-impl StandardGrader {
     /// [`Grader::grade_file`] without a table of the submission's strings,
     /// for a clean file of a numeric metric (see
     /// [`crate::validate::read_aligned`]); `None` when it does not apply.
@@ -76,6 +73,7 @@ impl StandardGrader {
     }
 }
 
+/// A fault of the environment as core's error, naming the file at fault.
 fn broken(e: &Error) -> sandmle_core::Error {
     sandmle_core::Error::BrokenEnvironment { file: PathBuf::from(e.fault_file()), reason: e.to_string() }
 }

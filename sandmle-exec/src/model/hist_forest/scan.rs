@@ -32,37 +32,51 @@ pub(super) struct Scan<'a> {
 }
 
 impl Scan<'_> {
+    /// The runs of equal bins, in bin order: each bin and what its rows
+    /// add, in row order.
+    fn runs(&self) -> impl Iterator<Item = (u8, impl Iterator<Item = Add> + '_)> + '_ {
+        self.keys.chunk_by(|a, b| a >> 32 == b >> 32).map(move |run| {
+            let adds = run.iter().map(move |k| self.adds[self.rows[(k & 0xFFFF_FFFF) as usize] as usize]);
+            ((run[0] >> 32) as u8, adds)
+        })
+    }
+
+    /// Offers the cut between the previous run's bin `last` and `next`,
+    /// whose sides weigh `lw` and `rw`: kept if both hold `min_leaf` and
+    /// its gain beats `best`'s.
+    fn offer(
+        &self,
+        best: &mut Option<Split>,
+        last: Option<u8>,
+        next: u8,
+        (lw, rw): (f64, f64),
+        gain: impl Fn() -> f64,
+    ) {
+        let Some(last) = last else { return };
+        if lw >= self.min_leaf && rw >= self.min_leaf {
+            let gain = gain();
+            if best.is_none_or(|s| gain > s.3) {
+                *best = Some((self.feature, last, next, gain));
+            }
+        }
+    }
+
     /// The scan for values, its sums held in registers:
     /// the same additions in the same order as [`Cuts`], so the same cut.
     pub(super) fn values(&self, sums: &[f64]) -> Option<Split> {
-        let Scan { adds, min_leaf, feature, rows, keys, total } = *self;
-        let (tw, ts) = (sums[0], sums[1]);
+        let (tw, ts, total) = (sums[0], sums[1], self.total);
         let parent = purity(Kind::Values, &[tw, ts]);
         let (mut lw, mut ls) = (0.0, 0.0);
-        let mut last: Option<u8> = None;
-        let mut best: Option<Split> = None;
-        let mut i = 0;
-        while i < keys.len() {
-            let code = keys[i] >> 32;
-            let (mut bw, mut bs) = (0.0, 0.0);
-            while i < keys.len() && keys[i] >> 32 == code {
-                let a = adds[rows[(keys[i] & 0xFFFF_FFFF) as usize] as usize];
-                bw += a.weight;
-                bs += a.amount;
-                i += 1;
-            }
-            if let Some(last) = last {
-                let (rw, rs) = (tw - lw, ts - ls);
-                if lw >= min_leaf && rw >= min_leaf {
-                    let gain = (purity(Kind::Values, &[lw, ls]) + purity(Kind::Values, &[rw, rs]) - parent) / total;
-                    if best.is_none_or(|s| gain > s.3) {
-                        best = Some((feature, last, code as u8, gain));
-                    }
-                }
-            }
+        let (mut last, mut best) = (None, None);
+        for (code, adds) in self.runs() {
+            let (bw, bs) = adds.fold((0.0, 0.0), |(w, s), a| (w + a.weight, s + a.amount));
+            let (rw, rs) = (tw - lw, ts - ls);
+            self.offer(&mut best, last, code, (lw, rw), || {
+                (purity(Kind::Values, &[lw, ls]) + purity(Kind::Values, &[rw, rs]) - parent) / total
+            });
             lw += bw;
             ls += bs;
-            last = Some(code as u8);
+            last = Some(code);
         }
         best
     }
@@ -73,40 +87,25 @@ impl Scan<'_> {
     /// up to date row by row gives [`Cuts`]' purities exactly, at a cost
     /// per row and per cut that does not grow with the number of classes.
     pub(super) fn classes(&self, k: usize, sums: &mut [f64]) -> Option<Split> {
-        let Scan { adds, min_leaf, feature, rows, keys, total } = *self;
-        let stride = k + 1;
-        let (totals, rest) = sums.split_at_mut(stride);
+        let (totals, rest) = sums.split_at_mut(k + 1);
         let left = &mut rest[..k];
         left.fill(0.0);
-        let tw = totals[0];
+        let (tw, total) = (totals[0], self.total);
         let parent = purity(Kind::Classes(k), totals);
         let (mut lw, mut lsq) = (0.0, 0.0);
         let mut rsq: f64 = totals[1..].iter().map(|c| c * c).sum();
-        let mut last: Option<u8> = None;
-        let mut best: Option<Split> = None;
-        let mut i = 0;
-        while i < keys.len() {
-            let code = keys[i] >> 32;
-            if let Some(last) = last {
-                let rw = tw - lw;
-                if lw >= min_leaf && rw >= min_leaf {
-                    let gain = (lsq / lw + rsq / rw - parent) / total;
-                    if best.is_none_or(|s| gain > s.3) {
-                        best = Some((feature, last, code as u8, gain));
-                    }
-                }
-            }
-            while i < keys.len() && keys[i] >> 32 == code {
-                let a = adds[rows[(keys[i] & 0xFFFF_FFFF) as usize] as usize];
+        let (mut last, mut best) = (None, None);
+        for (code, adds) in self.runs() {
+            self.offer(&mut best, last, code, (lw, tw - lw), || (lsq / lw + rsq / (tw - lw) - parent) / total);
+            for a in adds {
                 let (c, w) = (a.slot - 1, a.weight);
                 let (l, r) = (left[c], totals[a.slot] - left[c]);
                 lsq += (2.0 * l + w) * w;
                 rsq -= (2.0 * r - w) * w;
                 left[c] = l + w;
                 lw += w;
-                i += 1;
             }
-            last = Some(code as u8);
+            last = Some(code);
         }
         best
     }
