@@ -28,7 +28,10 @@ use crate::error::{Error, Result};
 use crate::table::{Categorical, Column, ColumnType, Table};
 
 mod keyed;
+mod number;
+mod records;
 pub use keyed::{KeyList, KeyPlacer, KeyedNumbers, read_numbers_by_key};
+use records::Record;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Write};
@@ -244,7 +247,7 @@ impl<'a> Parser<'a> {
     fn parse(self) -> Result<Table> {
         let ncol = self.header.len();
         // Line count bounds the row count: reserve once instead of regrowing.
-        let rows = self.data.iter().filter(|&&b| b == b'\n').count();
+        let rows = memchr::memchr_iter(b'\n', self.data).count();
         let mut cols: Vec<Building> = self
             .fixed
             .iter()
@@ -253,15 +256,17 @@ impl<'a> Parser<'a> {
                 Some(_) => Building::Strings(Vec::with_capacity(rows)),
             })
             .collect();
-        self.each_record(|line, record| {
-            for (j, field) in record.iter().enumerate() {
-                match &mut cols[j] {
+        self.each_record(|record| {
+            let line = record.line;
+            for (j, col) in cols.iter_mut().enumerate() {
+                let field = record.field(j);
+                match col {
                     Building::Numeric(v) => match self.number(field) {
                         Some(x) => v.push(x),
                         None if self.fixed[j] == Some(ColumnType::Numeric) => {
                             return Err(self.field_error(line, j, "expected a number"));
                         }
-                        None => cols[j] = Building::Deferred,
+                        None => *col = Building::Deferred,
                     },
                     Building::Strings(v) => v.push(self.string(line, j, field)?),
                     Building::Deferred => {}
@@ -272,9 +277,9 @@ impl<'a> Parser<'a> {
         if cols.iter().any(|c| matches!(c, Building::Deferred)) {
             let deferred: Vec<usize> = (0..ncol).filter(|&j| matches!(cols[j], Building::Deferred)).collect();
             let mut strings: Vec<Vec<Option<String>>> = vec![Vec::new(); deferred.len()];
-            self.each_record(|line, record| {
+            self.each_record(|record| {
                 for (k, &j) in deferred.iter().enumerate() {
-                    strings[k].push(self.string(line, j, record.get(j).unwrap_or_default())?);
+                    strings[k].push(self.string(record.line, j, record.field(j))?);
                 }
                 Ok(())
             })?;
@@ -300,49 +305,46 @@ impl<'a> Parser<'a> {
         Ok(table)
     }
 
-    /// Calls `f(line, record)` for each record, checking its width.
-    fn each_record(&self, mut f: impl FnMut(u64, &csv::ByteRecord) -> Result<()>) -> Result<()> {
-        let mut rdr = reader(self.data);
-        let mut record = csv::ByteRecord::new();
-        loop {
-            match rdr.read_byte_record(&mut record) {
-                Ok(false) => return Ok(()),
-                Ok(true) => {
-                    let line = record.position().map_or(0, |p| p.line());
-                    if record.len() != self.header.len() {
-                        return Err(Error::Csv {
+    /// Calls `f` with each record ([`records::each_record`]), checking its
+    /// width and its fields' lengths.
+    fn each_record(&self, mut f: impl FnMut(&Record<'_>) -> Result<()>) -> Result<()> {
+        records::each_record(
+            self.data,
+            |e| csv_error(&self.origin, e, None),
+            |record| {
+                let line = record.line;
+                if record.len() != self.header.len() {
+                    return Err(Error::Csv {
+                        path: self.origin.clone(),
+                        line,
+                        column: None,
+                        reason: format!("{} fields, the header has {}", record.len(), self.header.len()),
+                    });
+                }
+                // One comparison per record in the common case: no field
+                // can be longer than the whole record.
+                if record.bytes.len() > self.max_field {
+                    if let Some(j) = (0..record.len()).find(|&j| record.field(j).len() > self.max_field) {
+                        return Err(Error::FieldTooLong {
                             path: self.origin.clone(),
                             line,
-                            column: None,
-                            reason: format!("{} fields, the header has {}", record.len(), self.header.len()),
+                            column: crate::bounded(&self.header[j]),
+                            length: record.field(j).len(),
+                            limit: self.max_field,
                         });
                     }
-                    // One comparison per record in the common case: no
-                    // field can be longer than the whole record.
-                    if record.as_slice().len() > self.max_field {
-                        if let Some((j, field)) = record.iter().enumerate().find(|(_, f)| f.len() > self.max_field) {
-                            return Err(Error::FieldTooLong {
-                                path: self.origin.clone(),
-                                line,
-                                column: crate::bounded(&self.header[j]),
-                                length: field.len(),
-                                limit: self.max_field,
-                            });
-                        }
-                    }
-                    f(line, &record)?;
                 }
-                Err(e) => return Err(csv_error(&self.origin, &e, None)),
-            }
-        }
+                f(&record)
+            },
+        )
     }
 
     fn number(&self, field: &[u8]) -> Option<f64> {
-        let s = std::str::from_utf8(field).ok()?;
         // Most fields are plain numbers: parse first, look at tokens after.
-        if let Ok(x) = s.parse::<f64>() {
+        if let Some(x) = number::parse(field) {
             return Some(x);
         }
+        let s = std::str::from_utf8(field).ok()?;
         if is_missing(s) {
             return Some(f64::NAN);
         }

@@ -73,7 +73,7 @@ fn grading(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("roc_auc", n), &n, |b, _| {
             b.iter(|| {
                 let answers = read_csv(&a_path, &ReadOptions::with_id("id")).unwrap();
-                let task = GradingTask { spec: &spec, answers: &answers, leaderboard: None };
+                let task = GradingTask::new(&spec, &answers, None);
                 let sub = StandardGrader.read_submission(&task, &s_path).unwrap();
                 StandardGrader.score(&task, &sub).unwrap()
             })

@@ -39,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (a_path, s_path) = (dir.join(format!("answers_{n}.csv")), dir.join(format!("submission_{n}.csv")));
         let answers = read_csv(&a_path, &ReadOptions::with_id("id"))?;
         let sub = read_csv(&s_path, &ReadOptions::with_id("id"))?;
-        let task = GradingTask { spec: &spec, answers: &answers, leaderboard: None };
+        let task = GradingTask::new(&spec, &answers, None);
         let aligned = sandmle_metrics::validate_submission(&spec, sandmle_metrics::Input::Probability, &answers, &sub)?;
         let truth = aligned.truth.numeric("target")?.to_vec();
         let pred = aligned.prediction.numeric("target")?.to_vec();
@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let reps = if n.len() > 6 { 7 } else { 25 };
         let grade = median_seconds(reps, || {
             let answers = read_csv(&a_path, &ReadOptions::with_id("id")).unwrap_or_default();
-            let task = GradingTask { spec: &spec, answers: &answers, leaderboard: None };
+            let task = GradingTask::new(&spec, &answers, None);
             let sub = StandardGrader.read_submission(&task, &s_path).unwrap_or_default();
             std::hint::black_box(StandardGrader.score(&task, &sub).ok());
         });

@@ -62,7 +62,7 @@ impl StandardGrader {
         let spec = task.spec;
         let metric = StandardMetric::from_spec(&spec.task.metric).ok()?;
         let bytes = sandmle_core::read_regular(path, sandmle_core::DEFAULT_MAX_READ_BYTES).ok()?;
-        let aligned = read_aligned(spec, metric.info().input, task.answers, &bytes)?;
+        let aligned = read_aligned(spec, metric.info().input, task.answers, task.answer_index(), &bytes)?;
         drop(bytes);
         let (direction, thresholds) = (spec.task.direction, spec.thresholds.as_ref());
         Some(match aligned.and_then(|a| metric.evaluate(&a.truth, &a.prediction)) {

@@ -67,7 +67,16 @@ pub fn validate_submission(spec: &GradingSpec, input: Input, answers: &Table, su
 /// a missing, unknown or repeated id, a value that is not a plain number,
 /// another row count): the caller then reads the file as a table, which
 /// finds and names the problem.
-pub(crate) fn read_aligned(spec: &GradingSpec, input: Input, answers: &Table, bytes: &[u8]) -> Option<Result<Aligned>> {
+///
+/// `index`, an index of the answers' own ids
+/// ([`sandmle_core::GradingTask::answer_index`]), saves building one.
+pub(crate) fn read_aligned(
+    spec: &GradingSpec,
+    input: Input,
+    answers: &Table,
+    index: Option<&IdIndex<'_, String>>,
+    bytes: &[u8],
+) -> Option<Result<Aligned>> {
     if !input.numeric_prediction() {
         return None;
     }
@@ -83,7 +92,7 @@ pub(crate) fn read_aligned(spec: &GradingSpec, input: Input, answers: &Table, by
         &task.id_column,
         &task.prediction_columns,
         ids.len(),
-        AnswerIds { texts },
+        AnswerIds { texts, index },
     );
     let keyed = read.ok()??;
     let truth = answers.select(&task.prediction_columns).ok()?;
@@ -97,10 +106,12 @@ pub(crate) fn read_aligned(spec: &GradingSpec, input: Input, answers: &Table, by
 ///
 /// A submission holding the answers' ids in the answers' order needs no
 /// index: each record goes to its own row. Otherwise the answers' ids are
-/// indexed and the file's keys placed all at once ([`IdIndex::align`]).
-/// Answers that repeat an id (or lack one) leave the file to the full path.
+/// indexed (unless `index` already is that index) and the file's keys
+/// placed all at once ([`IdIndex::align`]). Answers that repeat an id (or
+/// lack one) leave the file to the full path.
 struct AnswerIds<'a> {
     texts: &'a [Option<String>],
+    index: Option<&'a IdIndex<'a, String>>,
 }
 
 impl sandmle_core::csv::KeyPlacer for AnswerIds<'_> {
@@ -110,7 +121,10 @@ impl sandmle_core::csv::KeyPlacer for AnswerIds<'_> {
         if n == self.texts.len() && self.texts.iter().enumerate().all(same) {
             return Some((0..n).collect());
         }
-        IdIndex::new(self.texts).ok()?.align(n, |j| keys.bytes(j))
+        match self.index.filter(|ix| ix.indexes(self.texts)) {
+            Some(index) => index.align(n, |j| keys.bytes(j)),
+            None => IdIndex::new(self.texts).ok()?.align(n, |j| keys.bytes(j)),
+        }
     }
 }
 

@@ -54,7 +54,34 @@ fn grade(env: &Environment, text: &str) -> GradeReport {
     let from_file = StandardGrader.grade_file(&task, &path).unwrap();
     let table = read_csv_bytes(text.as_bytes(), "<sub>", &ReadOptions::with_id("id")).unwrap();
     assert_eq!(from_file, StandardGrader.grade(&task, &table).unwrap(), "{:?}", &text[..80]);
+    // With the answers indexed once beforehand, the same report.
+    let index = task.index_answers();
+    let indexed = task.with_answer_index(index.as_ref());
+    assert!(indexed.answer_index().is_some());
+    assert_eq!(StandardGrader.grade_file(&indexed, &path).unwrap(), from_file);
     from_file
+}
+
+#[test]
+fn an_index_of_other_answers_is_never_taken() {
+    let (env, mut other) = (env(), env());
+    other.answers = other.answers.take(&(0..N).rev().collect::<Vec<_>>()).unwrap();
+    let index = other.grading_task().index_answers();
+    assert!(index.is_some());
+    // Equal ids in another order, and the very same ids in another table.
+    let task = env.grading_task().with_answer_index(index.as_ref());
+    assert!(task.answer_index().is_none());
+    let copy = env.answers.clone();
+    let copy_index = sandmle_core::GradingTask::new(&env.grading, &copy, None).index_answers();
+    assert!(env.grading_task().with_answer_index(copy_index.as_ref()).answer_index().is_none());
+    // Grading with the foreign index attached is grading without one.
+    let text = csv(&shuffled(), "\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("submission.csv");
+    std::fs::write(&path, &text).unwrap();
+    let plain = StandardGrader.grade_file(&env.grading_task(), &path).unwrap();
+    assert_eq!(StandardGrader.grade_file(&task, &path).unwrap(), plain);
+    assert!(plain.valid_submission);
 }
 
 fn shuffled() -> Vec<usize> {
@@ -116,6 +143,16 @@ fn answers_that_repeat_an_id_are_a_broken_environment() {
     let e = StandardGrader.check(&env.grading_task()).unwrap_err();
     // The first row, going down, that repeats an earlier id.
     assert!(e.to_string().contains(&format!("repeats id `{}`", id(150))), "{e}");
+    // Such answers have no index, and an index of their first id column
+    // does not vouch for the second.
+    assert!(env.grading_task().index_answers().is_none());
+    let mut by_first = env.grading.clone();
+    by_first.task.id_column = "id".into();
+    let first = sandmle_core::GradingTask::new(&by_first, &env.answers, None);
+    let index = first.index_answers();
+    assert!(first.with_answer_index(index.as_ref()).answer_index().is_some());
+    let task = env.grading_task().with_answer_index(index.as_ref());
+    assert!(task.answer_index().is_none() && StandardGrader.check(&task).is_err());
     let mut ids: Vec<Option<String>> = (0..N).map(|i| Some(id(i))).collect();
     ids[100] = None;
     ids[200] = Some(id(150));

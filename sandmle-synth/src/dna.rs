@@ -228,7 +228,7 @@ pub fn measure_signal(
         fold.answers = t.answers;
         fold.sample_submission = t.sample;
         fold.grading.thresholds = None;
-        let grading = GradingTask { spec: &fold.grading, answers: &fold.answers, leaderboard: None };
+        let grading = GradingTask::new(&fold.grading, &fold.answers, None);
         let run = executor.execute(solution, &fold.public_view())?;
         let score = |r: GradeReport| {
             r.score.ok_or_else(|| crate::Error::Unsupported {

@@ -1,9 +1,9 @@
 //! The fast path of reading a submission: numbers of known columns placed
 //! by key, without building a table of strings.
 
+use super::records::{Record, each_record};
 use super::{CsvLimits, plain_bytes, reader};
 use crate::error::Result;
-use std::ops::Range;
 use std::path::Path;
 
 /// Numeric columns read by key ([`read_numbers_by_key`]).
@@ -100,7 +100,7 @@ pub fn read_numbers_by_key(
 ) -> Result<Option<KeyedNumbers>> {
     let data = plain_bytes(bytes, origin.as_ref(), limits.max_bytes)?;
     let mut rdr = reader(&data);
-    let Ok(header) = rdr.byte_headers() else { return Ok(None) };
+    let Ok(header) = rdr.byte_headers().cloned() else { return Ok(None) };
     let width = header.len();
     if width != columns.len() + 1 || width > limits.max_columns {
         return Ok(None);
@@ -119,24 +119,22 @@ pub fn read_numbers_by_key(
     let mut arena: Vec<u8> = Vec::with_capacity(data.len() / 2);
     let mut ends: Vec<usize> = Vec::with_capacity(rows);
     let mut in_file: Vec<Vec<f64>> = vec![Vec::with_capacity(rows); columns.len()];
-    let mut take = |record: &[u8], bounds: &[Range<usize>]| {
-        if bounds.len() != width || ends.len() == rows || record.len() > limits.max_field_bytes {
-            return None;
+    let take = |record: Record<'_>| {
+        if record.len() != width || ends.len() == rows || record.bytes.len() > limits.max_field_bytes {
+            return Err(());
         }
-        let field = |j: usize| bounds.get(j).and_then(|b| record.get(b.clone())).unwrap_or_default();
-        let id = field(key_at);
+        let id = record.field(key_at);
         if id.is_empty() {
-            return None;
+            return Err(());
         }
         arena.extend_from_slice(id);
         ends.push(arena.len());
         for (col, &j) in in_file.iter_mut().zip(&at) {
-            col.push(std::str::from_utf8(field(j)).ok()?.parse::<f64>().ok()?);
+            col.push(super::number::parse(record.field(j)).ok_or(())?);
         }
-        Some(())
+        Ok(())
     };
-    let read = if simple_lines(&data) { split_simple(&data, &mut take) } else { split_csv(rdr, &mut take) };
-    if read.is_none() {
+    if each_record(&data, |_| (), take).is_err() {
         return Ok(None);
     }
     if ends.len() != rows {
@@ -160,46 +158,6 @@ pub fn read_numbers_by_key(
     Ok(Some(KeyedNumbers { order, columns: values }))
 }
 
-/// `true` when no field of `data` can be quoted and every line ends in
-/// `\n` or `\r\n`: the records are then its non-empty lines split at
-/// commas, exactly as the CSV reader reads them.
-fn simple_lines(data: &[u8]) -> bool {
-    !data.contains(&b'"')
-        && data.split(|&b| b == b'\n').all(|line| !line.strip_suffix(b"\r").unwrap_or(line).contains(&b'\r'))
-}
-
-/// Each record after the header of a file [`simple_lines`] accepts, as
-/// its bytes and its fields' bounds, to `f`; stops at the first `None`.
-fn split_simple(data: &[u8], mut f: impl FnMut(&[u8], &[Range<usize>]) -> Option<()>) -> Option<()> {
-    let mut bounds: Vec<Range<usize>> = Vec::new();
-    let lines = data.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).filter(|l| !l.is_empty());
-    for line in lines.skip(1) {
-        bounds.clear();
-        let mut begin = 0;
-        for (i, _) in line.iter().enumerate().filter(|(_, b)| **b == b',') {
-            bounds.push(begin..i);
-            begin = i + 1;
-        }
-        bounds.push(begin..line.len());
-        f(line, &bounds)?;
-    }
-    Some(())
-}
-
-/// Each record after the header, as the CSV reader reads it (its fields'
-/// bytes and their bounds), to `f`; stops at a malformed record or the
-/// first `None`.
-fn split_csv(mut rdr: csv::Reader<&[u8]>, mut f: impl FnMut(&[u8], &[Range<usize>]) -> Option<()>) -> Option<()> {
-    let mut record = csv::ByteRecord::new();
-    let mut bounds: Vec<Range<usize>> = Vec::new();
-    while rdr.read_byte_record(&mut record).ok()? {
-        bounds.clear();
-        bounds.extend((0..record.len()).filter_map(|i| record.range(i)));
-        f(record.as_slice(), &bounds)?;
-    }
-    Some(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,7 +179,7 @@ mod tests {
     #[test]
     fn quotes_line_ends_and_blank_lines_read_alike() {
         let plain = read("p,id\n0.5,c\n0.25,a\n1e-3,b\n", 3).unwrap();
-        // (file, split by hand rather than by the CSV reader)
+        // (file, split directly rather than by the CSV reader)
         for (other, simple) in [
             ("p,id\r\n0.5,c\r\n0.25,a\r\n1e-3,b\r\n", true),
             ("p,id\n\n0.5,c\n0.25,a\n\r\n1e-3,b", true),
@@ -229,7 +187,7 @@ mod tests {
             ("p,\"id\"\n0.5,\"c\"\n\"0.25\",a\n1e-3,b\n", false),
             ("p,id\r0.5,c\r0.25,a\r1e-3,b\r", false),
         ] {
-            assert_eq!(simple_lines(other.as_bytes()), simple, "{other:?}");
+            assert_eq!(super::super::records::is_simple(other.as_bytes()), simple, "{other:?}");
             assert_eq!(read(other, 3).as_ref(), Some(&plain), "{other:?}");
         }
         // A quoted key holding the delimiter.

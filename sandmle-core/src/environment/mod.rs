@@ -103,7 +103,7 @@ impl Environment {
 
     /// What a grader needs: the grading spec, answers and leaderboard.
     pub fn grading_task(&self) -> GradingTask<'_> {
-        GradingTask { spec: &self.grading, answers: &self.answers, leaderboard: self.leaderboard.as_ref() }
+        GradingTask::new(&self.grading, &self.answers, self.leaderboard.as_ref())
     }
 
     /// Checks that the tables agree with the task spec: rows in both splits,

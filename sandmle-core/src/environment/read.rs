@@ -52,7 +52,7 @@ impl GradingBundle {
 
     /// The view a [`crate::Grader`] takes.
     pub fn grading_task(&self) -> crate::GradingTask<'_> {
-        crate::GradingTask { spec: &self.spec, answers: &self.answers, leaderboard: self.leaderboard.as_ref() }
+        crate::GradingTask::new(&self.spec, &self.answers, self.leaderboard.as_ref())
     }
 }
 

@@ -13,7 +13,15 @@ const ANSWERS: &str = "prepared/private/answers.csv";
 const GRADING: &str = "prepared/private/grading.json";
 
 /// What grading a submission needs: the spec, the answers and, for
-/// HumanRank, the reference leaderboard.
+/// HumanRank, the reference leaderboard; and, optionally, an index of the
+/// answers' ids ([`GradingTask::with_answer_index`]).
+///
+/// Build it with [`GradingTask::new`]. Grading a large submission places
+/// each of its ids among the answers' ids, and checking the task
+/// ([`GradingTask::check`]) indexes them to find repeats; a caller that
+/// checks and then grades, or grades many submissions against the same
+/// answers, indexes them once ([`GradingTask::index_answers`]) and attaches
+/// the index, which every later step takes instead of building its own.
 #[derive(Debug, Clone, Copy)]
 pub struct GradingTask<'a> {
     /// The grading spec (task, metric, thresholds, submission rules).
@@ -22,9 +30,44 @@ pub struct GradingTask<'a> {
     pub answers: &'a Table,
     /// The reference leaderboard, if any.
     pub leaderboard: Option<&'a Leaderboard>,
+    answer_index: Option<&'a IdIndex<'a, String>>,
 }
 
-impl GradingTask<'_> {
+impl<'a> GradingTask<'a> {
+    /// A task of these parts, without an index of the answers' ids.
+    pub fn new(spec: &'a GradingSpec, answers: &'a Table, leaderboard: Option<&'a Leaderboard>) -> Self {
+        GradingTask { spec, answers, leaderboard, answer_index: None }
+    }
+
+    /// An index of the answers' ids ([`IdIndex::new`] on the id column),
+    /// when the id column is text and no id is missing or repeated; `None`
+    /// otherwise (and [`GradingTask::check`] then says what is wrong).
+    pub fn index_answers(&self) -> Option<IdIndex<'a, String>> {
+        match self.answers.column(&self.spec.task.id_column) {
+            Ok(Column::Text(texts)) => IdIndex::new(texts).ok(),
+            _ => None,
+        }
+    }
+
+    /// The same task with `index` attached: an index of this task's own
+    /// answers' ids, from [`GradingTask::index_answers`]. An index of any
+    /// other column is never taken ([`GradingTask::answer_index`] is then
+    /// `None`), so attaching one can make grading faster but never different.
+    #[must_use]
+    pub fn with_answer_index(self, index: Option<&'a IdIndex<'a, String>>) -> Self {
+        GradingTask { answer_index: index, ..self }
+    }
+
+    /// The attached index of the answers' ids, if one is attached and it
+    /// indexes this task's id column itself (the very rows, borrowed).
+    pub fn answer_index(&self) -> Option<&'a IdIndex<'a, String>> {
+        let index = self.answer_index?;
+        match self.answers.column(&self.spec.task.id_column) {
+            Ok(Column::Text(texts)) if index.indexes(texts) => Some(index),
+            _ => None,
+        }
+    }
+
     /// Checks what every grader needs before any submission is graded: a
     /// metric of the catalogue with valid parameters, and answers with rows,
     /// the id column and every prediction column, and no missing or repeated
@@ -52,6 +95,10 @@ impl GradingTask<'_> {
         }
         let no_id = |row: usize| broken(ANSWERS, format!("row {} has no id", row + 1));
         let repeats = |id: &str| broken(ANSWERS, format!("repeats id `{}`", crate::bounded(id)));
+        if self.answer_index().is_some() {
+            // Built from these very ids, which it found present and distinct.
+            return Ok(());
+        }
         if let Column::Text(texts) = ids {
             match IdIndex::new(texts) {
                 Ok(_) => return Ok(()),

@@ -200,14 +200,11 @@ fn ports_compose_as_trait_objects() {
 fn broken_grading_tasks_are_found_before_grading() {
     let env = tiny_environment();
     assert!(RowOrderGrader.check(&env.grading_task()).is_ok());
-    let broken = |spec: &GradingSpec, answers: &Table| match RowOrderGrader.check(&GradingTask {
-        spec,
-        answers,
-        leaderboard: None,
-    }) {
-        Err(Error::BrokenEnvironment { file, reason }) => format!("{}: {reason}", file.display()),
-        other => panic!("not broken: {other:?}"),
-    };
+    let broken =
+        |spec: &GradingSpec, answers: &Table| match RowOrderGrader.check(&GradingTask::new(spec, answers, None)) {
+            Err(Error::BrokenEnvironment { file, reason }) => format!("{}: {reason}", file.display()),
+            other => panic!("not broken: {other:?}"),
+        };
     let mut spec = env.grading.clone();
     spec.task.metric = crate::MetricSpec::named("no_such_metric");
     assert!(broken(&spec, &env.answers).starts_with("prepared/private/grading.json"));
