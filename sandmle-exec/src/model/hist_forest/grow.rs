@@ -39,6 +39,9 @@ pub(super) struct Grower<'a> {
     hist: Vec<f64>,
     /// Scratch: a small node's (bin, place) keys of one feature.
     keys: Vec<u64>,
+    /// Scratch: what each of a small node's rows adds, by place in the
+    /// node (gathered once per node, read by every candidate's scan).
+    local: Vec<Add>,
     /// Scratch: totals, left and right sums.
     sums: Vec<f64>,
     /// Scratch: the feature order of a split search.
@@ -73,6 +76,7 @@ impl<'a> Grower<'a> {
             adds: Vec::new(),
             hist,
             keys: Vec::new(),
+            local: Vec::new(),
             sums: vec![0.0; 3 * stride],
             order: Vec::new(),
         }
@@ -182,7 +186,15 @@ impl<'a> Grower<'a> {
             }
         };
         self.totals(rows);
-        if rows.len() >= self.batch_min_rows && wanted > 1 {
+        let batched = rows.len() >= self.batch_min_rows && wanted > 1;
+        let gather = |g: &mut Self| {
+            g.local.clear();
+            g.local.extend(rows.iter().map(|&r| g.adds[r as usize]));
+        };
+        if !batched {
+            gather(self);
+        }
+        if batched {
             self.batch_histograms(&order[..wanted], rows);
             for (c, &f) in order[..wanted].iter().enumerate() {
                 let s = self.scan_histogram(f, c, total);
@@ -197,6 +209,9 @@ impl<'a> Grower<'a> {
         for i in wanted..n_features {
             if best.is_some() {
                 break;
+            }
+            if batched && i == wanted {
+                gather(self);
             }
             let j = self.rng.random_range(i..n_features);
             order.swap(i, j);
@@ -257,7 +272,7 @@ impl<'a> Grower<'a> {
         keys.extend(rows.iter().enumerate().map(|(i, &r)| (u64::from(codes[r as usize]) << 32) | i as u64));
         keys.sort_unstable();
         let min_leaf = self.p.min_samples_leaf as f64;
-        let scan = Scan { adds: &self.adds, min_leaf, feature, rows, keys: &keys, total };
+        let scan = Scan { adds: &self.local, min_leaf, feature, keys: &keys, total };
         let best = match self.kind {
             Kind::Values => scan.values(&self.sums),
             Kind::Classes(k) => scan.classes(k, &mut self.sums),

@@ -18,15 +18,15 @@ pub(super) struct Add {
     pub amount: f64,
 }
 
-/// A small node's rows on one feature, sorted by (bin, place in `rows`):
-/// `keys[i]` is the bin in its high 32 bits and the place in its low ones.
-/// The node's totals are in the first slots of the sums passed in.
+/// A small node's rows on one feature, sorted by (bin, place in the node):
+/// `keys[i]` is the bin in its high 32 bits and the place in its low ones,
+/// and `adds[place]` what that row adds. The node's totals are in the
+/// first slots of the sums passed in.
 #[derive(Clone, Copy)]
 pub(super) struct Scan<'a> {
     pub adds: &'a [Add],
     pub min_leaf: f64,
     pub feature: usize,
-    pub rows: &'a [u32],
     pub keys: &'a [u64],
     pub total: f64,
 }
@@ -36,7 +36,7 @@ impl Scan<'_> {
     /// add, in row order.
     fn runs(&self) -> impl Iterator<Item = (u8, impl Iterator<Item = Add> + '_)> + '_ {
         self.keys.chunk_by(|a, b| a >> 32 == b >> 32).map(move |run| {
-            let adds = run.iter().map(move |k| self.adds[self.rows[(k & 0xFFFF_FFFF) as usize] as usize]);
+            let adds = run.iter().map(move |k| self.adds[(k & 0xFFFF_FFFF) as usize]);
             ((run[0] >> 32) as u8, adds)
         })
     }
