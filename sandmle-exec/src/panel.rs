@@ -58,7 +58,12 @@ use std::time::Instant;
 /// step hashes as scikit-learn's `HashingVectorizer`; Gaussian naive Bayes
 /// is this crate's (scikit-learn's fit); smartcore's forest of 30 trees is
 /// no longer a member (it took a fifth of the panel's time).
-pub const PANEL_VERSION: &str = "panel-v6";
+/// v7: a histogram tree's node holds its rows in increasing order (a
+/// split partitions them stably), so each bin's values are summed in row
+/// order: forests and trees for values can differ in the last bits of a
+/// gain, hence on near ties; class trees are the same (their sums are
+/// whole numbers).
+pub const PANEL_VERSION: &str = "panel-v7";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;
 

@@ -197,15 +197,27 @@ struct Training<'a> {
     kind: Kind,
 }
 
+/// How a tree's split search is carried out (never what it finds).
+#[derive(Clone, Copy)]
+struct Search {
+    /// Nodes of at least this many rows take the batched histogram path.
+    batch_min_rows: usize,
+    /// Trees whose nodes try every feature scan presorted rows.
+    presort: bool,
+}
+
+impl Search {
+    const FASTEST: Search = Search { batch_min_rows: grow::BATCH_MIN_ROWS, presort: true };
+}
+
 /// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
-/// index order whatever the thread count; nodes of at least
-/// `batch_min_rows` rows take the batched histogram path.
+/// index order whatever the thread count.
 fn grow_trees(
     t: &Training<'_>,
     p: HistParams,
     seed: u64,
     deadline: Option<(Instant, std::time::Duration)>,
-    batch_min_rows: usize,
+    search: Search,
 ) -> Result<Vec<Tree>> {
     let Training { bins, n, y_class, y_value, kind } = *t;
     let mut seeder = rng_for(seed, "hist_forest");
@@ -229,7 +241,8 @@ fn grow_trees(
             }
             let mut rows: Vec<u32> = (0..n as u32).filter(|&r| w[r as usize] > 0).collect();
             let mut g = Grower::new(bins, y_class, y_value, kind, p, rng, std::mem::take(hist));
-            g.batch_min_rows = batch_min_rows;
+            g.batch_min_rows = search.batch_min_rows;
+            g.presort = search.presort;
             g.grow_tree(&mut rows, &w);
             let (nodes, leaves, scratch) = g.finish();
             *hist = scratch;
@@ -254,7 +267,7 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
         }
     };
     let training = Training { bins, n: x.nrows(), y_class, y_value, kind };
-    let trees = grow_trees(&training, p, d.seed, d.clock.deadline, grow::BATCH_MIN_ROWS)?;
+    let trees = grow_trees(&training, p, d.seed, d.clock.deadline, Search::FASTEST)?;
     d.clock.add_fit(start.elapsed());
     let start = Instant::now();
     let width = x.ncols();
@@ -355,7 +368,7 @@ mod tests {
         let bins = Bins::fit(&x);
         for kind in [Kind::Classes(3), Kind::Values] {
             let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
-            let trees = grow_trees(&training, params(2), 11, None, grow::BATCH_MIN_ROWS).unwrap();
+            let trees = grow_trees(&training, params(2), 11, None, Search::FASTEST).unwrap();
             // Test rows between and beyond the training values, NaN included.
             let mut rng = rng_for(5, "test rows");
             for rows in [1, 7, 8, 9, 13, 64, 101] {
@@ -372,17 +385,28 @@ mod tests {
     }
 
     #[test]
-    fn batched_histograms_grow_the_trees_the_per_feature_scan_grows() {
+    fn batched_histograms_and_presorted_rows_grow_the_trees_the_per_feature_scan_grows() {
         let (x, classes, values) = fixture();
         let bins = Bins::fit(&x);
         for (kind, max_features) in [(Kind::Classes(3), 2), (Kind::Classes(3), 5), (Kind::Values, 5), (Kind::Values, 1)]
         {
             let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
-            let grow = |batch_min_rows| grow_trees(&training, params(max_features), 7, None, batch_min_rows).unwrap();
-            let scan = grow(usize::MAX);
+            let grow = |batch_min_rows, presort| {
+                grow_trees(&training, params(max_features), 7, None, Search { batch_min_rows, presort }).unwrap()
+            };
+            let scan = grow(usize::MAX, false);
             assert!(scan.iter().all(|t| t.nodes.len() > 20), "the fixture grows real trees");
-            assert_eq!(scan, grow(0), "{max_features} features: every node batched");
-            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS), "{max_features} features: large nodes batched");
+            assert_eq!(scan, grow(0, false), "{max_features} features: every node batched");
+            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, false), "{max_features} features: large nodes batched");
+            // Presorted rows (taken when every feature is tried).
+            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, true), "{max_features} features: presorted");
+        }
+        // Without bootstrap (a decision tree), every row once.
+        for kind in [Kind::Classes(3), Kind::Values] {
+            let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
+            let p = HistParams { bootstrap: false, n_trees: 2, ..params(5) };
+            let grow = |presort| grow_trees(&training, p, 3, None, Search { presort, ..Search::FASTEST }).unwrap();
+            assert_eq!(grow(false), grow(true));
         }
     }
 }

@@ -18,67 +18,52 @@ pub(super) struct Add {
     pub amount: f64,
 }
 
-/// A small node's rows on one feature, sorted by (bin, place in the node):
-/// `keys[i]` is the bin in its high 32 bits and the place in its low ones,
-/// and `adds[place]` what that row adds. The node's totals are in the
-/// first slots of the sums passed in.
+/// The cut search over a node's rows on one feature given in bin order
+/// (rows of one bin in increasing order), each as its bin and what it
+/// adds. The node's totals are in the first slots of the sums passed in.
 #[derive(Clone, Copy)]
-pub(super) struct Scan<'a> {
-    pub adds: &'a [Add],
+pub(super) struct Scan {
     pub min_leaf: f64,
     pub feature: usize,
-    pub keys: &'a [u64],
     pub total: f64,
 }
 
-impl Scan<'_> {
-    /// The runs of equal bins, in bin order: each bin and what its rows
-    /// add, in row order.
-    fn runs(&self) -> impl Iterator<Item = (u8, impl Iterator<Item = Add> + '_)> + '_ {
-        self.keys.chunk_by(|a, b| a >> 32 == b >> 32).map(move |run| {
-            let adds = run.iter().map(move |k| self.adds[(k & 0xFFFF_FFFF) as usize]);
-            ((run[0] >> 32) as u8, adds)
-        })
-    }
-
+impl Scan {
     /// Offers the cut between the previous run's bin `last` and `next`,
     /// whose sides weigh `lw` and `rw`: kept if both hold `min_leaf` and
-    /// its gain beats `best`'s.
-    fn offer(
-        &self,
-        best: &mut Option<Split>,
-        last: Option<u8>,
-        next: u8,
-        (lw, rw): (f64, f64),
-        gain: impl Fn() -> f64,
-    ) {
-        let Some(last) = last else { return };
+    /// its gain (`raw()` over the node's total weight) beats `best`'s.
+    fn offer(&self, best: &mut Best, last: u8, next: u8, (lw, rw): (f64, f64), raw: impl Fn() -> f64) {
         if lw >= self.min_leaf && rw >= self.min_leaf {
-            let gain = gain();
-            if best.is_none_or(|s| gain > s.3) {
-                *best = Some((self.feature, last, next, gain));
-            }
+            best.offer(raw(), self.total, (self.feature, last, next));
         }
     }
 
-    /// The scan for values, its sums held in registers:
-    /// the same additions in the same order as [`Cuts`], so the same cut.
-    pub(super) fn values(&self, sums: &[f64]) -> Option<Split> {
-        let (tw, ts, total) = (sums[0], sums[1], self.total);
+    /// The scan for values, its sums held in registers: each run of equal
+    /// bins summed in row order, then joining the left side, the same
+    /// additions in the same order as [`Cuts`], so the same cut.
+    pub(super) fn values(&self, rows: impl Iterator<Item = (u8, Add)>, sums: &[f64]) -> Option<Split> {
+        let (tw, ts) = (sums[0], sums[1]);
         let parent = purity(Kind::Values, &[tw, ts]);
         let (mut lw, mut ls) = (0.0, 0.0);
-        let (mut last, mut best) = (None, None);
-        for (code, adds) in self.runs() {
-            let (bw, bs) = adds.fold((0.0, 0.0), |(w, s), a| (w + a.weight, s + a.amount));
-            let (rw, rs) = (tw - lw, ts - ls);
-            self.offer(&mut best, last, code, (lw, rw), || {
-                (purity(Kind::Values, &[lw, ls]) + purity(Kind::Values, &[rw, rs]) - parent) / total
-            });
-            lw += bw;
-            ls += bs;
-            last = Some(code);
+        // The current run's bin and sums.
+        let (mut run, mut bw, mut bs) = (None, 0.0, 0.0);
+        let mut best = Best::default();
+        for (code, a) in rows {
+            if run != Some(code) {
+                if let Some(last) = run {
+                    lw += bw;
+                    ls += bs;
+                    let (rw, rs) = (tw - lw, ts - ls);
+                    self.offer(&mut best, last, code, (lw, rw), || {
+                        purity(Kind::Values, &[lw, ls]) + purity(Kind::Values, &[rw, rs]) - parent
+                    });
+                }
+                (run, bw, bs) = (Some(code), 0.0, 0.0);
+            }
+            bw += a.weight;
+            bs += a.amount;
         }
-        best
+        best.split
     }
 
     /// The scan for classes. Weights are whole numbers
@@ -86,28 +71,59 @@ impl Scan<'_> {
     /// the sums of squares are exact in `f64`: keeping the sums of squares
     /// up to date row by row gives [`Cuts`]' purities exactly, at a cost
     /// per row and per cut that does not grow with the number of classes.
-    pub(super) fn classes(&self, k: usize, sums: &mut [f64]) -> Option<Split> {
+    pub(super) fn classes(&self, rows: impl Iterator<Item = (u8, Add)>, k: usize, sums: &mut [f64]) -> Option<Split> {
         let (totals, rest) = sums.split_at_mut(k + 1);
         let left = &mut rest[..k];
         left.fill(0.0);
-        let (tw, total) = (totals[0], self.total);
+        let tw = totals[0];
         let parent = purity(Kind::Classes(k), totals);
         let (mut lw, mut lsq) = (0.0, 0.0);
         let mut rsq: f64 = totals[1..].iter().map(|c| c * c).sum();
-        let (mut last, mut best) = (None, None);
-        for (code, adds) in self.runs() {
-            self.offer(&mut best, last, code, (lw, tw - lw), || (lsq / lw + rsq / (tw - lw) - parent) / total);
-            for a in adds {
-                let (c, w) = (a.slot - 1, a.weight);
-                let (l, r) = (left[c], totals[a.slot] - left[c]);
-                lsq += (2.0 * l + w) * w;
-                rsq -= (2.0 * r - w) * w;
-                left[c] = l + w;
-                lw += w;
+        let (mut run, mut best) = (None, Best::default());
+        for (code, a) in rows {
+            if run != Some(code) {
+                if let Some(last) = run {
+                    self.offer(&mut best, last, code, (lw, tw - lw), || lsq / lw + rsq / (tw - lw) - parent);
+                }
+                run = Some(code);
             }
-            last = Some(code);
+            let (c, w) = (a.slot - 1, a.weight);
+            let (l, r) = (left[c], totals[a.slot] - left[c]);
+            lsq += (2.0 * l + w) * w;
+            rsq -= (2.0 * r - w) * w;
+            left[c] = l + w;
+            lw += w;
         }
-        best
+        best.split
+    }
+}
+
+/// The best cut of a scan so far, with its gain before the division by the
+/// node's total weight.
+///
+/// That division is monotone (the total is positive, and rounding keeps
+/// order), so a cut whose undivided gain is no more than the best's cannot
+/// have a greater gain: it is passed over without dividing, and the cuts
+/// kept are the ones a division per cut keeps.
+#[derive(Default)]
+pub(super) struct Best {
+    pub split: Option<Split>,
+    raw: f64,
+}
+
+impl Best {
+    /// Offers a cut of undivided gain `raw`: kept if `raw / total` beats
+    /// the best gain (or there is none yet).
+    #[inline]
+    fn offer(&mut self, raw: f64, total: f64, (feature, last, next): (usize, u8, u8)) {
+        if self.split.is_some() && raw <= self.raw {
+            return;
+        }
+        let gain = raw / total;
+        if self.split.is_none_or(|s| gain > s.3) {
+            self.split = Some((feature, last, next, gain));
+            self.raw = raw;
+        }
     }
 }
 
@@ -127,7 +143,8 @@ pub(super) struct Cuts<'s> {
     /// right, kept up to date bin by bin (exact: whole numbers).
     squares: (f64, f64),
     last: Option<u8>,
-    pub best: Option<Split>,
+    /// The best cut so far.
+    pub best: Best,
 }
 
 impl<'s> Cuts<'s> {
@@ -150,7 +167,7 @@ impl<'s> Cuts<'s> {
             right,
             squares,
             last: None,
-            best: None,
+            best: Best::default(),
         }
     }
 
@@ -182,10 +199,8 @@ impl<'s> Cuts<'s> {
             if lw < self.min_leaf || rw < self.min_leaf {
                 return;
             }
-            let gain = (self.squares.0 / lw + self.squares.1 / rw - self.parent) / self.total;
-            if self.best.is_none_or(|s| gain > s.3) {
-                self.best = Some((self.feature, last, next, gain));
-            }
+            let raw = self.squares.0 / lw + self.squares.1 / rw - self.parent;
+            self.best.offer(raw, self.total, (self.feature, last, next));
             return;
         }
         for ((r, t), l) in self.right.iter_mut().zip(self.totals).zip(self.left.iter()) {
@@ -197,10 +212,8 @@ impl<'s> Cuts<'s> {
         // Any valid cut is a candidate, a zero gain included: as in
         // scikit-learn, a node that is not pure splits whenever one of its
         // drawn features can be cut.
-        let gain = (purity(self.kind, self.left) + purity(self.kind, self.right) - self.parent) / self.total;
-        if self.best.is_none_or(|s| gain > s.3) {
-            self.best = Some((self.feature, last, next, gain));
-        }
+        let raw = purity(self.kind, self.left) + purity(self.kind, self.right) - self.parent;
+        self.best.offer(raw, self.total, (self.feature, last, next));
     }
 }
 
