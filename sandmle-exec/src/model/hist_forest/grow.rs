@@ -195,6 +195,15 @@ impl<'a> Grower<'a> {
 
     /// The node's totals, in row order, into `sums[..stride]`.
     fn totals(&mut self, rows: &[u32]) {
+        if let Kind::Values = self.kind {
+            // One slot: the same additions, held in registers.
+            let (w, s) = rows.iter().fold((0.0, 0.0), |(w, s), &r| {
+                let a = self.adds[r as usize];
+                (w + a.weight, s + a.amount)
+            });
+            self.sums[..2].copy_from_slice(&[w, s]);
+            return;
+        }
         let stride = self.stride();
         let totals = &mut self.sums[..stride];
         totals.fill(0.0);
@@ -383,8 +392,9 @@ impl Presorted {
 /// Branch-free: each row is written to both sides and only its own side's
 /// count moves on (which side is as good as random to the processor).
 fn partition(rows: &mut [u32], right: &mut Vec<u32>, left: impl Fn(u32) -> bool) -> usize {
-    right.clear();
-    right.resize(rows.len(), 0);
+    if right.len() < rows.len() {
+        right.resize(rows.len(), 0);
+    }
     let (mut i, mut k) = (0, 0);
     for j in 0..rows.len() {
         let r = rows[j];
