@@ -250,20 +250,27 @@ impl GateVerifier {
             let id = t.column(&task.id_column).ok()?.get_str(r)?;
             env.images.get(&spec.file_name(&id))
         };
-        let key = |t: &Table, r: usize| -> String {
-            let mut k = features
+        // Numbers are compared as numbers where both tables hold the column
+        // as numbers (distinct numbers print distinctly), as text otherwise.
+        let numeric = |t: &Table, f: &str| matches!(t.column(f), Ok(Column::Numeric(_)));
+        let as_numbers: Vec<bool> = features.iter().map(|f| numeric(&env.train, f) && numeric(&env.test, f)).collect();
+        let key = |train: bool, r: usize| {
+            let t = if train { &env.train } else { &env.test };
+            let cells: Vec<Cell<'_>> = features
                 .iter()
-                .map(|f| t.column(f).ok().and_then(|c| c.get_str(r)).unwrap_or_default())
-                .collect::<Vec<_>>()
-                .join("\u{1f}");
-            if task.images.is_some() {
-                k.push('\u{1e}');
-                k.push_str(&image_of(t, r).map(sandmle_core::sha256_hex).unwrap_or_default());
-            }
-            k
+                .zip(&as_numbers)
+                .map(|(f, &as_number)| match t.column(f) {
+                    Ok(Column::Numeric(v)) if as_number => {
+                        v.get(r).filter(|x| !x.is_nan()).map_or(Cell::Missing, |x| Cell::Number(x.to_bits()))
+                    }
+                    Ok(c) => c.get_str(r).filter(|s| !s.is_empty()).map_or(Cell::Missing, Cell::Text),
+                    Err(_) => Cell::Missing,
+                })
+                .collect();
+            (cells, task.images.as_ref().map(|_| image_of(t, r).map(sandmle_core::sha256_hex).unwrap_or_default()))
         };
-        let train_rows: HashSet<String> = (0..env.train.n_rows()).map(|r| key(&env.train, r)).collect();
-        let dups = (0..env.test.n_rows()).filter(|&r| train_rows.contains(&key(&env.test, r))).count();
+        let train_rows: HashSet<_> = (0..env.train.n_rows()).map(|r| key(true, r)).collect();
+        let dups = (0..env.test.n_rows()).filter(|&r| train_rows.contains(&key(false, r))).count();
         figures.insert("duplicate_test_rows".into(), dups as f64);
         // Single-feature reproduction of the target.
         let classes = task.kind.is_classification();
@@ -552,4 +559,13 @@ impl std::fmt::Debug for GateVerifier {
             .field("leak_limit", &self.leak_limit)
             .finish()
     }
+}
+/// One feature value of a row, as the duplicate-row check compares them:
+/// a missing value (NaN, an empty or absent text), a number by its bits, or
+/// text.
+#[derive(Debug, Hash, PartialEq, Eq)]
+enum Cell<'a> {
+    Missing,
+    Number(u64),
+    Text(std::borrow::Cow<'a, str>),
 }

@@ -135,6 +135,62 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
     assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
 }
 
+/// Test row 0 repeats training row 0 in every original feature, and the
+/// three added columns hold `train` and `test` in those rows (other rows
+/// hold distinct values); how many test rows the gate finds duplicated.
+fn duplicates_with(train: [Column; 3], test: [Column; 3]) -> f64 {
+    let mut env = micro();
+    let features: Vec<String> = env.test.names().iter().filter(|c| *c != "id").cloned().collect();
+    for f in &features {
+        let mut col = env.test.column(f).unwrap().as_numeric().unwrap().to_vec();
+        col[0] = env.train.column(f).unwrap().as_numeric().unwrap()[0];
+        env.test.set_column(f, Column::Numeric(col)).unwrap();
+    }
+    let (n, m) = (env.train.n_rows(), env.test.n_rows());
+    let fill = |c: &Column, rows: usize, k: usize| match c {
+        Column::Numeric(v) => {
+            Column::Numeric((0..rows).map(|i| if i == 0 { v[0] } else { (k * 1000 + i) as f64 }).collect())
+        }
+        other => {
+            let first = other.get_str(0).map(|s| s.into_owned());
+            // Training levels sort after row 0's, test levels before it:
+            // the same value under different codes.
+            let other_value = |i: usize| if k == 1 { format!("v{i}") } else { format!("A{i}") };
+            let values: Vec<Option<String>> =
+                (0..rows).map(|i| if i == 0 { first.clone() } else { Some(other_value(i)) }).collect();
+            match other {
+                Column::Categorical(_) => Column::Categorical(
+                    sandmle_core::Categorical::from_values(values.iter().map(|v| v.as_deref())).sorted(),
+                ),
+                _ => Column::Text(values),
+            }
+        }
+    };
+    for (j, (a, b)) in train.iter().zip(&test).enumerate() {
+        env.train.push_column(format!("extra{j}"), fill(a, n, 1)).unwrap();
+        env.test.push_column(format!("extra{j}"), fill(b, m, 2)).unwrap();
+    }
+    gate(good_scores(), &env, Gate::NoLeakage).figures["duplicate_test_rows"]
+}
+
+#[test]
+fn duplicated_rows_compare_values_not_their_encodings() {
+    use sandmle_core::Categorical;
+    let cat = |v: &[&str]| Column::Categorical(Categorical::from_values(v.iter().map(|s| Some(*s))));
+    let num = |x: f64| Column::Numeric(vec![x]);
+    let text = |s: Option<&str>| Column::Text(vec![s.map(str::to_owned)]);
+    // The same level under other codes, equal numbers, equal text.
+    let same = duplicates_with([cat(&["a"]), num(1.5), text(Some("x"))], [cat(&["a"]), num(1.5), text(Some("x"))]);
+    assert_eq!(same, 1.0);
+    // NaN repeats NaN; an empty text repeats a missing one.
+    let missing =
+        duplicates_with([cat(&["a"]), num(f64::NAN), text(Some(""))], [cat(&["a"]), num(f64::NAN), text(None)]);
+    assert_eq!(missing, 1.0);
+    // -0 and 0 print differently, so they are different values.
+    assert_eq!(duplicates_with([cat(&["a"]), num(0.0), text(None)], [cat(&["a"]), num(-0.0), text(None)]), 0.0);
+    assert_eq!(duplicates_with([cat(&["a"]), num(1.5), text(None)], [cat(&["ab"]), num(1.5), text(None)]), 0.0);
+}
+
 #[test]
 fn no_answers_in_public_fails_when_a_public_column_is_an_answer_column() {
     let mut env = micro();
