@@ -24,7 +24,9 @@
 
 use crate::error::Result;
 use crate::stats::{correlation, ranks};
-use sandmle_core::{Column, ColumnType, Environment, GateResult, GradeReport, Grader, Table, Thresholds, Verifier};
+use sandmle_core::{
+    CellValue, Column, ColumnType, Environment, GateResult, GradeReport, Grader, Table, Thresholds, Verifier,
+};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -256,15 +258,13 @@ impl GateVerifier {
         let as_numbers: Vec<bool> = features.iter().map(|f| numeric(&env.train, f) && numeric(&env.test, f)).collect();
         let key = |train: bool, r: usize| {
             let t = if train { &env.train } else { &env.test };
-            let cells: Vec<Cell<'_>> = features
+            let cells: Vec<CellValue<'_>> = features
                 .iter()
                 .zip(&as_numbers)
                 .map(|(f, &as_number)| match t.column(f) {
-                    Ok(Column::Numeric(v)) if as_number => {
-                        v.get(r).filter(|x| !x.is_nan()).map_or(Cell::Missing, |x| Cell::Number(x.to_bits()))
-                    }
-                    Ok(c) => c.get_str(r).filter(|s| !s.is_empty()).map_or(Cell::Missing, Cell::Text),
-                    Err(_) => Cell::Missing,
+                    Ok(c @ Column::Numeric(_)) if as_number => CellValue::of(c, r),
+                    Ok(c) => CellValue::text(c.get_str(r)),
+                    Err(_) => CellValue::Missing,
                 })
                 .collect();
             (cells, task.images.as_ref().map(|_| image_of(t, r).map(sandmle_core::sha256_hex).unwrap_or_default()))
@@ -559,13 +559,4 @@ impl std::fmt::Debug for GateVerifier {
             .field("leak_limit", &self.leak_limit)
             .finish()
     }
-}
-/// One feature value of a row, as the duplicate-row check compares them:
-/// a missing value (NaN, an empty or absent text), a number by its bits, or
-/// text.
-#[derive(Debug, Hash, PartialEq, Eq)]
-enum Cell<'a> {
-    Missing,
-    Number(u64),
-    Text(std::borrow::Cow<'a, str>),
 }

@@ -222,9 +222,9 @@ impl DnaSynthesizer {
         }
         let mut skip: Vec<&str> = vec!["id"];
         skip.extend(all.names()[targets_start..].iter().map(String::as_str));
-        let seen: BTreeSet<String> = (0..n_train).map(|r| all.row_key(r, &skip)).collect();
+        let seen: std::collections::HashSet<_> = (0..n_train).map(|r| all.row_values(r, &skip)).collect();
         let test_rows: Vec<usize> =
-            (n_train..n).filter(|&r| !seen.contains(&all.row_key(r, &skip))).take(n_test).collect();
+            (n_train..n).filter(|&r| !seen.contains(&all.row_values(r, &skip))).take(n_test).collect();
         if test_rows.len() * 2 < n_test {
             return Err(Error::Unsupported {
                 reason: format!(

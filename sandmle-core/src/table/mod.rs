@@ -224,6 +224,46 @@ impl Table {
             .collect::<Vec<_>>()
             .join("\u{1f}")
     }
+
+    /// Row `row`'s values but those of the columns in `skip`, in column
+    /// order ([`CellValue`]): equal rows of this table have equal values,
+    /// as they have equal [`Table::row_key`]s, without a number printed.
+    pub fn row_values(&self, row: usize, skip: &[&str]) -> Vec<CellValue<'_>> {
+        self.iter().filter(|(n, _)| !skip.contains(n)).map(|(_, c)| CellValue::of(c, row)).collect()
+    }
+}
+
+/// One value of a column, for telling rows apart: two values are equal
+/// exactly when [`Column::get_str`] prints them alike (a missing value as
+/// empty), without printing numbers (distinct numbers print distinctly).
+///
+/// The order is only for ordered sets (numbers by their bits), not the
+/// numbers' order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CellValue<'a> {
+    /// Missing: NaN, no text, or the empty text.
+    Missing,
+    /// A number other than NaN, by its bits.
+    Number(u64),
+    /// A category or a text, not empty.
+    Text(std::borrow::Cow<'a, str>),
+}
+
+impl<'a> CellValue<'a> {
+    /// Row `row` of `column` (missing past the end).
+    pub fn of(column: &'a Column, row: usize) -> CellValue<'a> {
+        match column {
+            Column::Numeric(v) => {
+                v.get(row).filter(|x| !x.is_nan()).map_or(CellValue::Missing, |x| CellValue::Number(x.to_bits()))
+            }
+            other => CellValue::text(other.get_str(row)),
+        }
+    }
+
+    /// A printed value, `None` or empty being missing.
+    pub fn text(s: Option<std::borrow::Cow<'a, str>>) -> CellValue<'a> {
+        s.filter(|s| !s.is_empty()).map_or(CellValue::Missing, CellValue::Text)
+    }
 }
 
 #[cfg(test)]
@@ -237,6 +277,27 @@ mod tests {
             ("c", Column::categorical([Some("u"), Some("v"), Some("u")])),
         ])
         .unwrap()
+    }
+
+    /// Rows have equal values exactly when they have equal printed keys.
+    #[test]
+    fn row_values_tell_rows_apart_as_their_keys_do() {
+        let t = Table::from_columns([
+            ("id", Column::text([Some("1"), Some("2"), Some("3"), Some("4"), Some("5"), Some("6"), Some("7")])),
+            ("x", Column::Numeric(vec![0.0, -0.0, f64::NAN, f64::NAN, 0.1 + 0.2, 0.3, 0.0])),
+            ("c", Column::categorical([Some("u"), Some("u"), None, Some(""), Some("v"), Some("v"), Some("u")])),
+            ("s", Column::text([Some("a"), Some("a"), Some(""), None, Some("b"), Some("b"), Some("a")])),
+        ])
+        .unwrap();
+        for a in 0..7 {
+            for b in 0..7 {
+                let keys = t.row_key(a, &["id"]) == t.row_key(b, &["id"]);
+                assert_eq!(t.row_values(a, &["id"]) == t.row_values(b, &["id"]), keys, "rows {a} and {b}");
+            }
+        }
+        // Rows 0 and 6 are the same row; 2 and 3 are all missing.
+        assert_eq!(t.row_values(0, &["id"]), t.row_values(6, &["id"]));
+        assert_eq!(t.row_values(2, &["id"]), vec![CellValue::Missing; 3]);
     }
 
     #[test]
