@@ -179,12 +179,13 @@ impl<'s> Cuts<'s> {
         }
         if let Kind::Classes(_) = self.kind {
             let (lsq, rsq) = &mut self.squares;
+            // A class absent from the bin adds exact zeros (the sums are
+            // whole numbers, never -0), so every class is updated, without
+            // a branch per class.
             for ((l, &t), &w) in self.left.iter_mut().zip(self.totals).zip(bin).skip(1) {
-                if w != 0.0 {
-                    *lsq += (2.0 * *l + w) * w;
-                    *rsq -= (2.0 * (t - *l) - w) * w;
-                    *l += w;
-                }
+                *lsq += (2.0 * *l + w) * w;
+                *rsq -= (2.0 * (t - *l) - w) * w;
+                *l += w;
             }
             self.left[0] += bin[0];
         } else {
