@@ -58,7 +58,7 @@ use sandmle_core::{
     SubmissionForm, Synthesizer, Table, TargetDna, TaskDna, TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for,
 };
 use serde_json::json;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// Version of the synthesizer: bumped whenever its output changes.
 ///
@@ -222,7 +222,7 @@ impl DnaSynthesizer {
         }
         let mut skip: Vec<&str> = vec!["id"];
         skip.extend(all.names()[targets_start..].iter().map(String::as_str));
-        let seen: std::collections::HashSet<_> = (0..n_train).map(|r| all.row_values(r, &skip)).collect();
+        let seen: HashSet<_> = (0..n_train).map(|r| all.row_values(r, &skip)).collect();
         let test_rows: Vec<usize> =
             (n_train..n).filter(|&r| !seen.contains(&all.row_values(r, &skip))).take(n_test).collect();
         if test_rows.len() * 2 < n_test {

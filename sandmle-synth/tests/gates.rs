@@ -45,6 +45,16 @@ fn micro() -> Environment {
     StratifiedShrinker::default().shrink_env(&s, 2).unwrap()
 }
 
+/// Makes test row 0 repeat training row 0 in every (numeric) feature.
+fn repeat_first_training_row(env: &mut Environment) {
+    let features: Vec<String> = env.test.names().iter().filter(|c| *c != "id").cloned().collect();
+    for f in &features {
+        let mut col = env.test.column(f).unwrap().as_numeric().unwrap().to_vec();
+        col[0] = env.train.column(f).unwrap().as_numeric().unwrap()[0];
+        env.test.set_column(f, Column::Numeric(col)).unwrap();
+    }
+}
+
 fn failed(scores: Vec<f64>, env: &Environment) -> Vec<String> {
     gates(scores, env).into_iter().filter(|g| !g.passed).map(|g| g.gate).collect()
 }
@@ -115,12 +125,7 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
     assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
     // A test row repeating a training row's features.
     let mut env = micro();
-    let features: Vec<String> = env.test.names().iter().filter(|c| *c != "id").cloned().collect();
-    for f in &features {
-        let mut col = env.test.column(f).unwrap().as_numeric().unwrap().to_vec();
-        col[0] = env.train.column(f).unwrap().as_numeric().unwrap()[0];
-        env.test.set_column(f, Column::Numeric(col)).unwrap();
-    }
+    repeat_first_training_row(&mut env);
     assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
     // Ids that follow the target.
     let mut env = micro();
@@ -140,12 +145,7 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
 /// hold distinct values); how many test rows the gate finds duplicated.
 fn duplicates_with(train: [Column; 3], test: [Column; 3]) -> f64 {
     let mut env = micro();
-    let features: Vec<String> = env.test.names().iter().filter(|c| *c != "id").cloned().collect();
-    for f in &features {
-        let mut col = env.test.column(f).unwrap().as_numeric().unwrap().to_vec();
-        col[0] = env.train.column(f).unwrap().as_numeric().unwrap()[0];
-        env.test.set_column(f, Column::Numeric(col)).unwrap();
-    }
+    repeat_first_training_row(&mut env);
     let (n, m) = (env.train.n_rows(), env.test.n_rows());
     let fill = |c: &Column, rows: usize, k: usize| match c {
         Column::Numeric(v) => {

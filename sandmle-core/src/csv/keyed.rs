@@ -100,7 +100,7 @@ pub fn read_numbers_by_key(
 ) -> Result<Option<KeyedNumbers>> {
     let data = plain_bytes(bytes, origin.as_ref(), limits.max_bytes)?;
     let mut rdr = reader(&data);
-    let Ok(header) = rdr.byte_headers().cloned() else { return Ok(None) };
+    let Ok(header) = rdr.byte_headers() else { return Ok(None) };
     let width = header.len();
     if width != columns.len() + 1 || width > limits.max_columns {
         return Ok(None);

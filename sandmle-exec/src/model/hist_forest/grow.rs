@@ -236,30 +236,17 @@ impl<'a> Grower<'a> {
             }
         };
         self.totals(rows);
-        let presorted = self.presorted.is_some();
-        let batched = !presorted && rows.len() >= self.batch_min_rows && wanted > 1;
-        let gather = |g: &mut Self| {
-            g.local.clear();
-            g.local.extend(rows.iter().map(|&r| g.adds[r as usize]));
-        };
-        if !presorted && !batched {
-            gather(self);
-        }
-        if presorted {
-            // Every feature's rows are already in order.
-            for &f in &order[..wanted] {
-                let s = self.split_presorted(f, at, rows.len(), total);
-                keep(s, &mut best);
-            }
-        } else if batched {
+        let batched = self.presorted.is_none() && rows.len() >= self.batch_min_rows && wanted > 1;
+        if batched {
             self.batch_histograms(&order[..wanted], rows);
             for (c, &f) in order[..wanted].iter().enumerate() {
                 let s = self.scan_histogram(f, c, total);
                 keep(s, &mut best);
             }
         } else {
+            self.gather(rows);
             for &f in &order[..wanted] {
-                let s = self.split_on(f, rows, total);
+                let s = self.split_one(f, rows, at, total);
                 keep(s, &mut best);
             }
         }
@@ -268,19 +255,34 @@ impl<'a> Grower<'a> {
                 break;
             }
             if batched && i == wanted {
-                gather(self);
+                self.gather(rows);
             }
             let j = self.rng.random_range(i..n_features);
             order.swap(i, j);
-            let s = if presorted {
-                self.split_presorted(order[i], at, rows.len(), total)
-            } else {
-                self.split_on(order[i], rows, total)
-            };
+            let s = self.split_one(order[i], rows, at, total);
             keep(s, &mut best);
         }
         self.order = order;
         best
+    }
+
+    /// What each of the node's rows adds, by place, for [`Grower::split_on`]
+    /// (presorted scans read it by row instead).
+    fn gather(&mut self, rows: &[u32]) {
+        if self.presorted.is_none() {
+            self.local.clear();
+            self.local.extend(rows.iter().map(|&r| self.adds[r as usize]));
+        }
+    }
+
+    /// The best split on one feature without a histogram: over the
+    /// presorted rows, or by sorting the node's rows.
+    fn split_one(&mut self, feature: usize, rows: &[u32], at: usize, total: f64) -> Option<Split> {
+        if self.presorted.is_some() {
+            self.split_presorted(feature, at, rows.len(), total)
+        } else {
+            self.split_on(feature, rows, total)
+        }
     }
 
     /// One pass over the rows: each candidate's histogram (candidate `c` at

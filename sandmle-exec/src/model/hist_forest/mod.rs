@@ -278,6 +278,8 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     for tree in &trees {
         match predict::Walk::new(tree) {
             Some(walk) if width > 0 && !test.is_empty() => walk.add_leaves(tree, test, width, &mut sums),
+            // No features (each row's walk is the root leaf), or a tree too
+            // large for the walking layout: row by row.
             _ => {
                 for (i, o) in sums.chunks_exact_mut(out_width).enumerate() {
                     for (o, v) in o.iter_mut().zip(tree.leaf_of(&test[i * width..(i + 1) * width])) {
