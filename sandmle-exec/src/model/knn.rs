@@ -37,19 +37,46 @@ fn check(k: usize, rows: usize) -> Result<()> {
     need_rows(&format!("knn with k = {k}"), k, rows)
 }
 
-/// Squared Euclidean distance, summed in four lanes (vectorises).
-fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..4 {
-            let d = x[l] - y[l];
-            acc[l] += d * d;
+/// Squared Euclidean distances from `a` to each of `bs`, each summed in
+/// four lanes (vectorises) and its lanes then added pairwise. Several rows
+/// at once keep independent sums in flight; each row's distance is added
+/// in the same order as alone, so it is the same number.
+fn squared_distances<const N: usize>(a: &[f64], bs: [&[f64]; N]) -> [f64; N] {
+    let len = bs.iter().fold(a.len(), |m, b| m.min(b.len()));
+    let (a, bs) = (&a[..len], bs.map(|b| &b[..len]));
+    let full = len - len % 4;
+    let mut acc = [[0.0f64; 4]; N];
+    for (i, x) in a[..full].chunks_exact(4).enumerate() {
+        for (acc, b) in acc.iter_mut().zip(&bs) {
+            let y = &b[i * 4..i * 4 + 4];
+            for l in 0..4 {
+                let d = x[l] - y[l];
+                acc[l] += d * d;
+            }
         }
     }
-    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| (x - y) * (x - y)).sum();
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    std::array::from_fn(|n| {
+        let tail: f64 = a[full..].iter().zip(&bs[n][full..]).map(|(x, y)| (x - y) * (x - y)).sum();
+        let acc = acc[n];
+        (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    })
+}
+
+/// Every training row's squared distance from `q`, with its index, four
+/// training rows at a time.
+fn distances(q: &[f64], train: &[Vec<f64>]) -> Vec<(f64, usize)> {
+    let mut all = Vec::with_capacity(train.len());
+    let mut blocks = train.chunks_exact(4);
+    for block in &mut blocks {
+        let at = all.len();
+        let d = squared_distances(q, [&block[0][..], &block[1], &block[2], &block[3]]);
+        all.extend(d.into_iter().zip(at..));
+    }
+    for t in blocks.remainder() {
+        let at = all.len();
+        all.push((squared_distances(q, [&t[..]])[0], at));
+    }
+    all
 }
 
 fn row_slice<'a>(row: &'a ArrayView1<'_, f64>, scratch: &'a mut Vec<f64>) -> &'a [f64] {
@@ -91,8 +118,7 @@ fn nearest(d: &Data<'_>, k: usize) -> Vec<Vec<(f64, usize)>> {
         .map_init(Vec::new, |scratch, i| {
             let row = x_test.row(i);
             let q = row_slice(&row, scratch);
-            let mut all: Vec<(f64, usize)> =
-                train.iter().enumerate().map(|(j, t)| (squared_distance(q, t), j)).collect();
+            let mut all = distances(q, &train);
             let by = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
             if k < all.len() {
                 all.select_nth_unstable_by(k - 1, by);
@@ -159,6 +185,42 @@ mod tests {
 
     fn data<'a>(clock: &'a Clock, x: &'a Array2<f64>, t: &'a Array2<f64>) -> Data<'a> {
         Data { clock, x, x_test: t, seed: 0, neighbours: None, bins: None }
+    }
+
+    /// The squared distance summed in four lanes, one row at a time.
+    fn one_distance(a: &[f64], b: &[f64]) -> f64 {
+        let mut acc = [0.0f64; 4];
+        for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+            for l in 0..4 {
+                acc[l] += (x[l] - y[l]) * (x[l] - y[l]);
+            }
+        }
+        let tail: f64 = a
+            .chunks_exact(4)
+            .remainder()
+            .iter()
+            .zip(b.chunks_exact(4).remainder())
+            .map(|(x, y)| (x - y) * (x - y))
+            .sum();
+        (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    }
+
+    #[test]
+    fn training_rows_four_at_a_time_are_as_far_as_one_at_a_time() {
+        let value = |i: usize| {
+            let v = ((i * 7919) % 1009) as f64 / 97.0 - 5.0;
+            if i % 5 == 0 { v * 1e7 } else { v }
+        };
+        for (rows, d) in [(1, 3), (4, 8), (6, 257), (11, 5), (3, 0)] {
+            let train: Vec<Vec<f64>> = (0..rows).map(|r| (0..d).map(|j| value(r * 1000 + j)).collect()).collect();
+            let q: Vec<f64> = (0..d).map(|j| value(j + 77)).collect();
+            let all = distances(&q, &train);
+            assert_eq!(all.len(), rows);
+            for (j, (dist, at)) in all.iter().enumerate() {
+                assert_eq!(*at, j);
+                assert_eq!(dist.to_bits(), one_distance(&q, &train[j]).to_bits(), "{rows} rows of {d}, row {j}");
+            }
+        }
     }
 
     #[test]

@@ -373,6 +373,41 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
 }
 
+/// `start + rows[r] . w` for every row, each summed in index order as
+/// [`dot`] sums (so `dots(rows, w, 0.0)[r] == dot(rows[r], w)` bit for
+/// bit), but `N` rows at once: one row's sum is a chain of dependent
+/// additions, and `N` independent chains keep the adder busy.
+pub(crate) fn dots<const N: usize>(rows: [&[f64]; N], w: &[f64], start: f64) -> [f64; N] {
+    let len = rows.iter().fold(w.len(), |m, r| m.min(r.len()));
+    let rows = rows.map(|r| &r[..len]);
+    let mut acc = [start; N];
+    for (j, &wj) in w[..len].iter().enumerate() {
+        for (a, r) in acc.iter_mut().zip(&rows) {
+            *a += r[j] * wj;
+        }
+    }
+    acc
+}
+
+/// `start + row . w` for each of the `n` rows of the row-major `x` (`d`
+/// wide), four rows at a time ([`dots`]), into `out` (cleared first).
+pub(crate) fn row_dots(x: &[f64], n: usize, d: usize, w: &[f64], start: f64, out: &mut Vec<f64>) {
+    out.clear();
+    if d == 0 {
+        out.resize(n, start);
+        return;
+    }
+    let x = &x[..(n * d).min(x.len())];
+    let mut blocks = x.chunks_exact(4 * d);
+    for block in &mut blocks {
+        let (r0, rest) = block.split_at(d);
+        let (r1, rest) = rest.split_at(d);
+        let (r2, r3) = rest.split_at(d);
+        out.extend(dots([r0, r1, r2, r3], w, start));
+    }
+    out.extend(blocks.remainder().chunks_exact(d).map(|r| dots([r], w, start)[0]));
+}
+
 /// `y += a x`.
 fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
@@ -397,6 +432,29 @@ mod tests {
         g[0] = -2.0 * (1.0 - a) - 400.0 * a * (b - a * a);
         g[1] = 200.0 * (b - a * a);
         (1.0 - a).powi(2) + 100.0 * (b - a * a).powi(2)
+    }
+
+    /// Values whose sums round differently in other orders.
+    fn awkward(i: usize) -> f64 {
+        let v = ((i * 7919) % 1009) as f64 / 97.0 - 5.0;
+        if i % 5 == 0 { v * 1e8 } else { v }
+    }
+
+    #[test]
+    fn rows_summed_four_at_a_time_equal_one_dot_each() {
+        for (n, d) in [(0, 3), (1, 3), (4, 7), (7, 130), (9, 1), (5, 0)] {
+            let x: Vec<f64> = (0..n * d).map(awkward).collect();
+            let w: Vec<f64> = (0..d).map(|j| awkward(j + 31)).collect();
+            let mut out = vec![f64::NAN; 2];
+            row_dots(&x, n, d, &w, 0.5, &mut out);
+            assert_eq!(out.len(), n);
+            for (i, z) in out.iter().enumerate() {
+                let row = &x[i * d..][..d];
+                let alone = row.iter().zip(&w).fold(0.5, |acc, (x, y)| acc + x * y);
+                assert_eq!(z.to_bits(), alone.to_bits(), "n {n}, d {d}, row {i}");
+                assert_eq!(dots([row], &w, 0.0)[0].to_bits(), dot(row, &w).to_bits());
+            }
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! feature (`w[j * K + k]`), intercepts last. The exponential and logarithm
 //! come from `libm`, so the fit is the same on every platform.
 
-use super::lbfgs::{self, Params, Report, dot};
+use super::lbfgs::{self, Params, Report, row_dots};
 use ndarray::{Array2, ArrayView2};
 
 /// A fitted model: `K` coefficient vectors (one for two classes).
@@ -79,7 +79,7 @@ impl Logistic {
         let l2 = c.map_or(0.0, |c| 1.0 / (c * n as f64));
         let mut w = vec![0.0; (d + 1) * k];
         let report = if k == 1 {
-            let mut obj = Binary { x: xs, y, n, d, l2 };
+            let mut obj = Binary { x: xs, y, n, d, l2, z: Vec::new() };
             lbfgs::minimize(|w, g| obj.eval(w, g), &mut w, Params::default())
         } else {
             let mut obj = Multinomial { x: xs, y, n, d, k, l2, raw: vec![0.0; k] };
@@ -95,6 +95,17 @@ impl Logistic {
     pub(crate) fn predict_proba(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
         let k = self.intercept.len();
         let mut out = Array2::zeros((x.nrows(), self.classes));
+        if k == 1 {
+            // One score a row, summed from the intercept: rows four at a time.
+            let xs = x.as_standard_layout();
+            let mut z = Vec::new();
+            row_dots(xs.as_slice().unwrap_or(&[]), x.nrows(), x.ncols(), &self.coef, self.intercept[0], &mut z);
+            for (mut o, &z) in out.rows_mut().into_iter().zip(&z) {
+                let p = sigmoid(z);
+                (o[0], o[1]) = (1.0 - p, p);
+            }
+            return out;
+        }
         let mut raw = vec![0.0; k];
         for (row, mut o) in x.rows().into_iter().zip(out.rows_mut()) {
             raw.copy_from_slice(&self.intercept);
@@ -103,18 +114,13 @@ impl Logistic {
                     *r += v * w;
                 }
             }
-            if k == 1 {
-                let p = sigmoid(raw[0]);
-                (o[0], o[1]) = (1.0 - p, p);
-            } else {
-                let max = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let mut sum = 0.0;
-                for (oi, r) in o.iter_mut().zip(&raw) {
-                    *oi = libm::exp(r - max);
-                    sum += *oi;
-                }
-                o.mapv_inplace(|p| p / sum);
+            let max = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let mut sum = 0.0;
+            for (oi, r) in o.iter_mut().zip(&raw) {
+                *oi = libm::exp(r - max);
+                sum += *oi;
             }
+            o.mapv_inplace(|p| p / sum);
         }
         out
     }
@@ -127,6 +133,8 @@ struct Binary<'a> {
     n: usize,
     d: usize,
     l2: f64,
+    /// Each row's dot product with the coefficients (scratch).
+    z: Vec<f64>,
 }
 
 impl Binary<'_> {
@@ -134,10 +142,11 @@ impl Binary<'_> {
         let (n, d) = (self.n, self.d);
         let (coef, b) = (&w[..d], w[d]);
         g.fill(0.0);
+        row_dots(self.x, n, d, coef, 0.0, &mut self.z);
         let mut loss = 0.0;
-        for (i, &yi) in self.y.iter().enumerate().take(n) {
+        for ((i, &yi), &dz) in self.y.iter().enumerate().take(n).zip(&self.z) {
             let row = &self.x[i * d..][..d];
-            let z = b + dot(row, coef);
+            let z = b + dz;
             let y = yi as f64;
             // log(1 + e^z) - y z, stable on both sides.
             loss += if z > 0.0 { z + libm::log1p(libm::exp(-z)) } else { libm::log1p(libm::exp(z)) } - y * z;
@@ -238,7 +247,7 @@ mod tests {
         let xs = x.as_slice().unwrap();
         let k = if classes == 2 { 1 } else { classes };
         let mut eval: Objective<'_> = if k == 1 {
-            let mut o = Binary { x: xs, y, n, d, l2 };
+            let mut o = Binary { x: xs, y, n, d, l2, z: Vec::new() };
             Box::new(move |w, g| o.eval(w, g))
         } else {
             let mut o = Multinomial { x: xs, y, n, d, k, l2, raw: vec![0.0; k] };
