@@ -36,10 +36,15 @@ use crate::labelled::tables;
 use crate::random::shuffle;
 use crate::sizes::test_rows_for;
 use sandmle_core::{
-    Column, Environment, GradingSpec, ImageSet, Provenance, Shrinker, SubmissionForm, Table, TaskSpec, rng_for,
+    CellValue, Column, Environment, GradingSpec, ImageSet, Provenance, Shrinker, SubmissionForm, Table, TaskSpec,
+    rng_for,
 };
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
+
+/// What tells a seed row's features apart: its values but the id and the
+/// targets ([`sandmle_core::Table::row_values`]), and its image's hash.
+type RowKey<'a> = (Vec<CellValue<'a>>, Option<&'a str>);
 
 /// Version of the shrinker: bumped whenever its output changes.
 pub const SHRINK_VERSION: &str = "3";
@@ -142,12 +147,12 @@ impl StratifiedShrinker {
     /// A row whose features repeat a training row's is never drawn for
     /// test (real data has such duplicates; in a micro task they would
     /// leak their labels).
-    fn draw(
+    fn draw<'k>(
         &self,
         strata: &[usize],
         (train_rows, test_rows): (usize, usize),
         classes: bool,
-        key: &dyn Fn(usize) -> String,
+        key: &dyn Fn(usize) -> RowKey<'k>,
         rng: &mut sandmle_core::SeedRng,
     ) -> (Vec<usize>, Vec<usize>) {
         let k = strata.iter().copied().max().map_or(0, |m| m + 1);
@@ -184,7 +189,7 @@ impl StratifiedShrinker {
         for c in 0..k {
             train.extend(&members[c][..train_q[c].min(sizes[c])]);
         }
-        let seen: HashSet<String> = train.iter().map(|&r| key(r)).collect();
+        let seen: HashSet<RowKey<'k>> = train.iter().map(|&r| key(r)).collect();
         let mut test = Vec::new();
         for c in 0..k {
             let rest = &members[c][train_q[c].min(sizes[c])..];
@@ -257,10 +262,7 @@ impl StratifiedShrinker {
             }
             None => Vec::new(),
         };
-        let key = |r: usize| match image_hash.get(r) {
-            Some(h) => format!("{}\u{1f}{h}", source.row_key(r, &skip)),
-            None => source.row_key(r, &skip),
-        };
+        let key = |r: usize| (source.row_values(r, &skip), image_hash.get(r).map(String::as_str));
         let mut last = String::new();
         for attempt in 0..self.max_attempts {
             let mut rng = rng_for(seed, &format!("shrink-{attempt}"));

@@ -370,13 +370,13 @@ fn step(x: &mut Point, y: &mut Point, p: Point, brackt: &mut bool, stpmin: f64, 
 
 /// `sum a_i b_i`, in index order.
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
+    dots([a], b, 0.0)[0]
 }
 
-/// `start + rows[r] . w` for every row, each summed in index order as
-/// [`dot`] sums (so `dots(rows, w, 0.0)[r] == dot(rows[r], w)` bit for
-/// bit), but `N` rows at once: one row's sum is a chain of dependent
-/// additions, and `N` independent chains keep the adder busy.
+/// `start + rows[r] . w` for every row, each summed in index order (a
+/// fold from `start`, as [`dot`] is from zero), `N` rows at once: one
+/// row's sum is a chain of dependent additions, and `N` independent chains
+/// keep the adder busy. Each row's sum is the one it has alone.
 pub(crate) fn dots<const N: usize>(rows: [&[f64]; N], w: &[f64], start: f64) -> [f64; N] {
     let len = rows.iter().fold(w.len(), |m, r| m.min(r.len()));
     let rows = rows.map(|r| &r[..len]);
@@ -452,7 +452,8 @@ mod tests {
                 let row = &x[i * d..][..d];
                 let alone = row.iter().zip(&w).fold(0.5, |acc, (x, y)| acc + x * y);
                 assert_eq!(z.to_bits(), alone.to_bits(), "n {n}, d {d}, row {i}");
-                assert_eq!(dots([row], &w, 0.0)[0].to_bits(), dot(row, &w).to_bits());
+                let from_zero = row.iter().zip(&w).fold(0.0, |acc, (x, y)| acc + x * y);
+                assert_eq!(dot(row, &w).to_bits(), from_zero.to_bits());
             }
         }
     }
