@@ -171,8 +171,32 @@ struct Multinomial<'a> {
     raw: Vec<f64>,
 }
 
+/// Class counts whose scores [`Multinomial::eval`] keeps in registers,
+/// two rows at a time.
+macro_rules! by_classes {
+    ($self:ident, $w:ident, $g:ident; $($k:literal)*) => {
+        match $self.k {
+            $($k => $self.eval_pairs::<$k>($w, $g),)*
+            _ => $self.eval_rows($w, $g),
+        }
+    };
+}
+
 impl Multinomial<'_> {
+    /// The objective and its gradient (into `g`).
+    ///
+    /// Up to 16 classes, two rows are scored at a time, their `K` scores
+    /// held in registers (a fixed `K`), each coefficient read once for
+    /// both; more classes take one row at a time through memory. Either
+    /// way every score, the loss and every gradient entry add the same
+    /// terms in the same order (features in order; rows in order), so the
+    /// result is the same bit for bit.
     fn eval(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
+        by_classes!(self, w, g; 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    }
+
+    /// [`Multinomial::eval`] one row at a time, any number of classes.
+    fn eval_rows(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
         let (n, d, k) = (self.n, self.d, self.k);
         let (coef, b) = w.split_at(d * k);
         g.fill(0.0);
@@ -186,19 +210,7 @@ impl Multinomial<'_> {
                     *r += v * wj;
                 }
             }
-            // logsumexp(z) - z_y, with the maximum taken out of the sum.
-            let max = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let zy = raw[yi];
-            let mut sum = 0.0;
-            for r in raw.iter_mut() {
-                *r = libm::exp(*r - max);
-                sum += *r;
-            }
-            loss += max + libm::log(sum) - zy;
-            let inv = 1.0 / sum;
-            for (c, r) in raw.iter_mut().enumerate() {
-                *r = *r * inv - if c == yi { 1.0 } else { 0.0 };
-            }
+            loss += residuals(raw, yi);
             for (j, &v) in row.iter().enumerate() {
                 for (gj, r) in g[j * k..][..k].iter_mut().zip(raw.iter()) {
                     *gj += v * r;
@@ -210,6 +222,78 @@ impl Multinomial<'_> {
         }
         finish(loss, w, g, n, d, k, self.l2)
     }
+
+    /// [`Multinomial::eval`] for `K` classes, two rows at a time.
+    fn eval_pairs<const K: usize>(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
+        let (n, d) = (self.n, self.d);
+        let (coef, b) = w.split_at(d * K);
+        g.fill(0.0);
+        let (grad, gb) = g.split_at_mut(d * K);
+        let mut start = [0.0; K];
+        start.iter_mut().zip(b).for_each(|(s, &b)| *s = b);
+        let mut loss = 0.0;
+        let pairs = n / 2;
+        for p in 0..pairs {
+            let (i, m) = (2 * p, 2 * p + 1);
+            let (xa, xb) = (&self.x[i * d..][..d], &self.x[m * d..][..d]);
+            let (mut za, mut zb) = (start, start);
+            for ((&va, &vb), wj) in xa.iter().zip(xb).zip(coef.chunks_exact(K)) {
+                for ((a, b), &wc) in za.iter_mut().zip(zb.iter_mut()).zip(wj) {
+                    *a += va * wc;
+                    *b += vb * wc;
+                }
+            }
+            loss += residuals(&mut za, self.y[i]);
+            loss += residuals(&mut zb, self.y[m]);
+            for ((&va, &vb), gj) in xa.iter().zip(xb).zip(grad.chunks_exact_mut(K)) {
+                for ((gc, a), b) in gj.iter_mut().zip(&za).zip(&zb) {
+                    *gc = (*gc + va * a) + vb * b;
+                }
+            }
+            for ((gc, a), b) in gb.iter_mut().zip(&za).zip(&zb) {
+                *gc = (*gc + a) + b;
+            }
+        }
+        if n % 2 == 1 {
+            let i = n - 1;
+            let xa = &self.x[i * d..][..d];
+            let mut za = start;
+            for (&va, wj) in xa.iter().zip(coef.chunks_exact(K)) {
+                for (a, &wc) in za.iter_mut().zip(wj) {
+                    *a += va * wc;
+                }
+            }
+            loss += residuals(&mut za, self.y[i]);
+            for (&va, gj) in xa.iter().zip(grad.chunks_exact_mut(K)) {
+                for (gc, a) in gj.iter_mut().zip(&za) {
+                    *gc += va * a;
+                }
+            }
+            for (gc, a) in gb.iter_mut().zip(&za) {
+                *gc += a;
+            }
+        }
+        finish(loss, w, g, n, d, K, self.l2)
+    }
+}
+
+/// One row's loss `logsumexp(z) - z_y` (the maximum taken out of the sum),
+/// and its scores `z` turned into the residuals `softmax(z) - onehot(y)`.
+#[inline]
+fn residuals(z: &mut [f64], y: usize) -> f64 {
+    let max = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let zy = z[y];
+    let mut sum = 0.0;
+    for r in z.iter_mut() {
+        *r = libm::exp(*r - max);
+        sum += *r;
+    }
+    let loss = max + libm::log(sum) - zy;
+    let inv = 1.0 / sum;
+    for (c, r) in z.iter_mut().enumerate() {
+        *r = *r * inv - if c == y { 1.0 } else { 0.0 };
+    }
+    loss
 }
 
 /// Averages the summed loss and gradient over the rows and adds the
@@ -270,6 +354,29 @@ mod tests {
     fn toy() -> (Array2<f64>, Vec<usize>) {
         let x = array![[0.0, 1.0], [1.0, 0.5], [2.0, -1.0], [3.0, 0.0], [-1.0, 2.0], [0.5, 0.5], [2.5, 1.5]];
         (x, vec![0, 0, 1, 1, 0, 2, 2])
+    }
+
+    #[test]
+    fn two_rows_at_a_time_score_as_one_row_at_a_time() {
+        let mut state = 11u64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0
+        };
+        for (n, d, k) in [(7, 3, 3), (8, 5, 10), (1, 4, 4), (33, 9, 16), (20, 2, 7)] {
+            let x: Vec<f64> = (0..n * d).map(|_| next()).collect();
+            let y: Vec<usize> = (0..n).map(|i| (i * 5 + 1) % k).collect();
+            let w: Vec<f64> = (0..(d + 1) * k).map(|_| next()).collect();
+            let mut o = Multinomial { x: &x, y: &y, n, d, k, l2: 0.1, raw: vec![0.0; k] };
+            let (mut g1, mut g2) = (vec![0.0; w.len()], vec![0.0; w.len()]);
+            let one = o.eval_rows(&w, &mut g1);
+            let fast = o.eval(&w, &mut g2);
+            assert_eq!(one.to_bits(), fast.to_bits(), "n {n} d {d} k {k}");
+            assert_eq!(
+                g1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                g2.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]
