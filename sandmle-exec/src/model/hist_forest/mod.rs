@@ -204,10 +204,13 @@ struct Search {
     batch_min_rows: usize,
     /// Trees whose nodes try every feature scan presorted rows.
     presort: bool,
+    /// Batched nodes sort the rows of candidates with more bins than the
+    /// node has rows instead of building their histograms.
+    sort_wide: bool,
 }
 
 impl Search {
-    const FASTEST: Search = Search { batch_min_rows: grow::BATCH_MIN_ROWS, presort: true };
+    const FASTEST: Search = Search { batch_min_rows: grow::BATCH_MIN_ROWS, presort: true, sort_wide: true };
 }
 
 /// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
@@ -243,6 +246,7 @@ fn grow_trees(
             let mut g = Grower::new(bins, y_class, y_value, kind, p, rng, std::mem::take(hist));
             g.batch_min_rows = search.batch_min_rows;
             g.presort = search.presort;
+            g.sort_wide = search.sort_wide;
             g.grow_tree(&mut rows, &w);
             let (nodes, leaves, scratch) = g.finish();
             *hist = scratch;
@@ -393,15 +397,19 @@ mod tests {
         for (kind, max_features) in [(Kind::Classes(3), 2), (Kind::Classes(3), 5), (Kind::Values, 5), (Kind::Values, 1)]
         {
             let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
-            let grow = |batch_min_rows, presort| {
-                grow_trees(&training, params(max_features), 7, None, Search { batch_min_rows, presort }).unwrap()
+            let grow = |batch_min_rows, presort, sort_wide| {
+                let search = Search { batch_min_rows, presort, sort_wide };
+                grow_trees(&training, params(max_features), 7, None, search).unwrap()
             };
-            let scan = grow(usize::MAX, false);
+            let scan = grow(usize::MAX, false, true);
             assert!(scan.iter().all(|t| t.nodes.len() > 20), "the fixture grows real trees");
-            assert_eq!(scan, grow(0, false), "{max_features} features: every node batched");
-            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, false), "{max_features} features: large nodes batched");
+            // Features 0 and 1 have more bins than most nodes have rows,
+            // features 2-4 at most four.
+            assert_eq!(scan, grow(0, false, false), "{max_features} features: every node batched, every histogram");
+            assert_eq!(scan, grow(0, false, true), "{max_features} features: every node batched, wide ones sorted");
+            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, false, true), "{max_features} features: large nodes batched");
             // Presorted rows (taken when every feature is tried).
-            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, true), "{max_features} features: presorted");
+            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, true, true), "{max_features} features: presorted");
         }
         // Without bootstrap (a decision tree), every row once.
         for kind in [Kind::Classes(3), Kind::Values] {
