@@ -188,3 +188,71 @@ fn an_unlisted_file_in_prepared_is_refused() {
     std::fs::create_dir(dir.join("prepared/private/notes")).unwrap();
     assert!(matches!(Environment::read(&dir), Err(Error::UnlistedFile { .. })));
 }
+
+/// The id column of `t` replaced by these ids (`None`: an empty cell).
+fn with_ids(t: &sandmle_core::Table, ids: &[Option<&str>]) -> sandmle_core::Table {
+    let mut columns =
+        vec![("id".to_string(), sandmle_core::Column::Text(ids.iter().map(|i| i.map(String::from)).collect()))];
+    for n in t.names().iter().filter(|n| *n != "id") {
+        columns.push((n.clone(), t.column(n).unwrap().clone()));
+    }
+    sandmle_core::Table::from_columns(columns).unwrap()
+}
+
+fn invalid(env: &Environment) -> String {
+    match env.validate() {
+        Err(Error::InvalidEnvironment { reason }) => reason,
+        other => panic!("expected InvalidEnvironment, got {other:?}"),
+    }
+}
+
+#[test]
+fn validation_names_the_first_repeated_id_going_down() {
+    let mut env = tiny_environment();
+    env.test = with_ids(&env.test, &[Some("r6"), Some("r9"), Some("r9"), Some("r6")]);
+    assert_eq!(invalid(&env), "test.csv repeats id `r9`");
+    // Rows without an id are skipped, above or below the repeat.
+    env.test = with_ids(&env.test, &[None, Some("r7"), Some("r8"), Some("r7")]);
+    assert_eq!(invalid(&env), "test.csv repeats id `r7`");
+    env.test = with_ids(&env.test, &[Some("r7"), Some("r8"), Some("r7"), None]);
+    assert_eq!(invalid(&env), "test.csv repeats id `r7`");
+}
+
+#[test]
+fn validation_compares_the_test_ids_of_three_tables() {
+    let mut env = tiny_environment();
+    assert!(env.validate().is_ok());
+    let good = env.answers.clone();
+    env.answers = with_ids(&good, &[Some("r9"), Some("r8"), Some("r7"), Some("r6")]);
+    assert!(env.validate().is_ok(), "the same ids in another order");
+    env.answers = with_ids(&good, &[Some("r9"), Some("r8"), Some("r7"), Some("r5")]);
+    assert_eq!(invalid(&env), "answers.csv does not hold exactly the ids of test.csv");
+    env.answers = good;
+    let sample = env.sample_submission.clone();
+    env.sample_submission = sample.take(&[0, 1, 2]).unwrap();
+    assert_eq!(invalid(&env), "sample_submission.csv does not hold exactly the ids of test.csv");
+    env.sample_submission = sample;
+    // The same present ids and row counts, one cell empty in each: accepted,
+    // as before the indexed checks.
+    for t in [&mut env.test, &mut env.sample_submission, &mut env.answers] {
+        *t = with_ids(t, &[Some("r6"), None, Some("r8"), Some("r9")]);
+    }
+    assert!(env.validate().is_ok());
+    env.answers = with_ids(&env.answers, &[Some("r6"), Some("r7"), Some("r8"), Some("r9")]);
+    assert_eq!(invalid(&env), "answers.csv does not hold exactly the ids of test.csv");
+}
+
+#[test]
+fn validation_refuses_ids_in_both_splits() {
+    let mut env = tiny_environment();
+    let ids = [Some("r6"), Some("r7"), Some("r3"), Some("r9")];
+    env.test = with_ids(&env.test, &ids);
+    env.sample_submission = with_ids(&env.sample_submission, &ids);
+    env.answers = with_ids(&env.answers, &ids);
+    assert_eq!(invalid(&env), "train.csv and test.csv share ids");
+    // With a missing id somewhere, through sets.
+    env.train = with_ids(&env.train, &[Some("r0"), None, Some("r2"), Some("r3"), Some("r4"), Some("r5")]);
+    assert_eq!(invalid(&env), "train.csv and test.csv share ids");
+    env.train = with_ids(&env.train, &[Some("r0"), None, Some("r2"), Some("r10"), Some("r4"), Some("r5")]);
+    assert!(env.validate().is_ok());
+}

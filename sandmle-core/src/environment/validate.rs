@@ -1,0 +1,143 @@
+//! [`Environment::validate`]: the tables against the task spec.
+//!
+//! The id checks — no id twice in one table, the same test ids in
+//! `test.csv`, `sample_submission.csv` and `answers.csv`, no id in both
+//! splits — run on [`IdIndex`]es (ids hashed, sorted and compared exactly)
+//! rather than on sets of owned strings: reading a seed of a few hundred
+//! thousand rows spends most of its checking there. A table with a missing
+//! id (an empty cell) takes sets of the present ids instead, as before.
+
+use super::Environment;
+use crate::error::{Error, Result};
+use crate::id_index::{IdIndex, IdIndexError};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// A table's ids as text, borrowed from a text or categorical column.
+type Ids<'t> = Vec<Option<Cow<'t, str>>>;
+
+impl Environment {
+    /// Checks that the tables agree with the task spec: rows in both splits,
+    /// id and target columns where they belong, no targets in `test.csv`,
+    /// unique ids, and the same test ids in `test.csv`,
+    /// `sample_submission.csv` and `answers.csv`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidEnvironment`] saying what is wrong.
+    pub fn validate(&self) -> Result<()> {
+        let task = self.task();
+        let bad = |reason: String| Err(Error::InvalidEnvironment { reason });
+        let tables = [
+            ("train.csv", &self.train),
+            ("test.csv", &self.test),
+            ("sample_submission.csv", &self.sample_submission),
+            ("answers.csv", &self.answers),
+        ];
+        let mut lists: Vec<Ids<'_>> = Vec::with_capacity(tables.len());
+        for (file, t) in tables {
+            let Ok(column) = t.column(&task.id_column) else {
+                return bad(format!("{file} has no id column `{}`", task.id_column));
+            };
+            let ids: Ids<'_> = (0..column.len()).map(|i| column.get_str(i)).collect();
+            if let Some(dup) = first_repeat(&ids) {
+                return bad(format!("{file} repeats id `{dup}`"));
+            }
+            lists.push(ids);
+        }
+        if self.train.n_rows() == 0 || self.test.n_rows() == 0 {
+            return bad("train.csv and test.csv must both have rows".into());
+        }
+        if task.target_columns.is_empty() || task.prediction_columns.is_empty() {
+            return bad("the task names no target or prediction columns".into());
+        }
+        for c in &task.target_columns {
+            if !self.train.has_column(c) {
+                return bad(format!("train.csv has no target column `{c}`"));
+            }
+            if self.test.has_column(c) {
+                return bad(format!("test.csv holds the target column `{c}`"));
+            }
+        }
+        for c in &task.prediction_columns {
+            for (file, t) in [("sample_submission.csv", &self.sample_submission), ("answers.csv", &self.answers)] {
+                if !t.has_column(c) {
+                    return bad(format!("{file} has no prediction column `{c}`"));
+                }
+            }
+        }
+        let [train, test, sample, answers] = <[Ids<'_>; 4]>::try_from(lists)
+            .map_err(|_| Error::InvalidEnvironment { reason: "four tables expected".into() })?;
+        let complete = [&train, &test, &sample, &answers].iter().all(|l| l.iter().all(Option::is_some));
+        let test_index = if complete { IdIndex::new(&test).ok() } else { None };
+        for (file, other) in [("sample_submission.csv", &sample), ("answers.csv", &answers)] {
+            let same = match &test_index {
+                Some(index) => index.align(other.len(), |j| other[j].as_deref().map(str::as_bytes)).is_some(),
+                None => other.len() == test.len() && present(other) == present(&test),
+            };
+            if !same {
+                return bad(format!("{file} does not hold exactly the ids of test.csv"));
+            }
+        }
+        let shared = if complete {
+            // Each split's ids are distinct: a repeat in both together is an
+            // id they share.
+            let both: Ids<'_> = train.iter().chain(&test).cloned().collect();
+            matches!(IdIndex::new(&both), Err(IdIndexError::Duplicate { .. }))
+        } else {
+            present(&train).intersection(&present(&test)).next().is_some()
+        };
+        if shared {
+            return bad("train.csv and test.csv share ids".into());
+        }
+        let mut ids: Vec<&str> = train.iter().chain(&test).flatten().map(AsRef::as_ref).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        self.validate_images(&ids)
+    }
+
+    /// An image task has exactly one file per row (`ids`: every row's id,
+    /// sorted, each once), in a safe folder; any other task has none.
+    fn validate_images(&self, ids: &[&str]) -> Result<()> {
+        let Some(spec) = &self.task().images else {
+            if self.images.is_empty() {
+                return Ok(());
+            }
+            return Err(Error::InvalidEnvironment { reason: "image files given for a task without images".into() });
+        };
+        spec.check()?;
+        for id in ids {
+            if self.images.get(&spec.file_name(id)).is_none() {
+                return Err(Error::InvalidEnvironment {
+                    reason: format!("no image `{}` for row `{id}`", spec.public_path(id)),
+                });
+            }
+        }
+        if self.images.len() != ids.len() {
+            let names: HashSet<String> = ids.iter().map(|id| spec.file_name(id)).collect();
+            let extra = self.images.iter().map(|(n, _)| n).find(|n| !names.contains(*n)).unwrap_or_default();
+            return Err(Error::InvalidEnvironment {
+                reason: format!("image `{}/{extra}` belongs to no row", spec.dir),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The first id, going down, that repeats an earlier row's (rows without
+/// an id skipped).
+fn first_repeat<'a>(ids: &'a [Option<Cow<'a, str>>]) -> Option<&'a str> {
+    match IdIndex::new(ids) {
+        Ok(_) => None,
+        // A repeat above the first missing id comes before any below it.
+        Err(IdIndexError::Duplicate { row }) => ids[row].as_deref(),
+        Err(IdIndexError::Missing { .. }) => {
+            let mut seen = HashSet::with_capacity(ids.len());
+            ids.iter().flatten().map(AsRef::as_ref).find(|v| !seen.insert(*v))
+        }
+    }
+}
+
+/// The ids present (rows without an id skipped).
+fn present<'a>(ids: &'a [Option<Cow<'a, str>>]) -> HashSet<&'a str> {
+    ids.iter().flatten().map(AsRef::as_ref).collect()
+}
