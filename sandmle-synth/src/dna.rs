@@ -46,10 +46,18 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
                     None => FeatureDna::Categorical { missing_rate, cardinality: 0, shares: vec![] },
                 }
             }
-            Column::Categorical(_) => {
-                let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-                for t in col.label_texts().into_iter().filter(|t| !t.is_empty()) {
-                    *counts.entry(t).or_insert(0) += 1;
+            Column::Categorical(cat) => {
+                // Counted by code, then by level (two codes may share a
+                // level's text); empty levels are left out like missing rows.
+                let mut by_code = vec![0usize; cat.levels().len()];
+                for &c in cat.codes().iter().flatten() {
+                    by_code[c as usize] += 1;
+                }
+                let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+                for (level, &n) in cat.levels().iter().zip(&by_code) {
+                    if n > 0 && !level.is_empty() {
+                        *counts.entry(level).or_insert(0) += n;
+                    }
                 }
                 let present: usize = counts.values().sum();
                 let mut shares: Vec<f64> = counts.values().map(|&c| c as f64 / present.max(1) as f64).collect();
@@ -244,4 +252,31 @@ pub fn measure_signal(
     let (model, constant) = (model / folds as f64, constant / folds as f64);
     let gap = if task.direction.is_lower_better() { constant - model } else { model - constant };
     Ok(Signal { constant_score: constant, model_score: model, gap })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sandmle_core::Categorical;
+
+    /// Categories are counted by their text: two codes of one level text
+    /// are one category, and empty levels count as missing.
+    #[test]
+    fn categories_are_counted_by_their_text() {
+        let mut env = sandmle_core::testing::tiny_environment();
+        let levels = vec!["red".to_string(), "blue".to_string(), "red".to_string(), String::new()];
+        let codes = vec![Some(0), Some(1), Some(2), Some(3), None, Some(2)];
+        let colour = Column::Categorical(Categorical::from_parts(levels, codes).unwrap());
+        let mut columns: Vec<(String, Column)> =
+            env.train.names().iter().map(|n| (n.clone(), env.train.column(n).unwrap().clone())).collect();
+        columns.iter_mut().find(|(n, _)| n == "colour").unwrap().1 = colour;
+        env.train = sandmle_core::Table::from_columns(columns).unwrap();
+        let dna = extract_dna(&env).unwrap();
+        let colour = dna.features.iter().find_map(|f| match f {
+            FeatureDna::Categorical { cardinality, shares, .. } => Some((*cardinality, shares.clone())),
+            _ => None,
+        });
+        // red 3 of 4 present rows, blue 1.
+        assert_eq!(colour, Some((2, vec![0.75, 0.25])));
+    }
 }
