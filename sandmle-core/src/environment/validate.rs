@@ -89,15 +89,12 @@ impl Environment {
         if shared {
             return bad("train.csv and test.csv share ids".into());
         }
-        let mut ids: Vec<&str> = train.iter().chain(&test).flatten().map(AsRef::as_ref).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        self.validate_images(&ids)
+        self.validate_images(&train, &test)
     }
 
-    /// An image task has exactly one file per row (`ids`: every row's id,
-    /// sorted, each once), in a safe folder; any other task has none.
-    fn validate_images(&self, ids: &[&str]) -> Result<()> {
+    /// An image task has exactly one file per row, in a safe folder; any
+    /// other task has none.
+    fn validate_images(&self, train: &Ids<'_>, test: &Ids<'_>) -> Result<()> {
         let Some(spec) = &self.task().images else {
             if self.images.is_empty() {
                 return Ok(());
@@ -105,7 +102,12 @@ impl Environment {
             return Err(Error::InvalidEnvironment { reason: "image files given for a task without images".into() });
         };
         spec.check()?;
-        for id in ids {
+        // Every row's id once, sorted (the first missing image named is
+        // the same on every run).
+        let mut ids: Vec<&str> = train.iter().chain(test).flatten().map(AsRef::as_ref).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in &ids {
             if self.images.get(&spec.file_name(id)).is_none() {
                 return Err(Error::InvalidEnvironment {
                     reason: format!("no image `{}` for row `{id}`", spec.public_path(id)),
