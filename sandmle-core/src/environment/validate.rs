@@ -10,6 +10,7 @@
 use super::Environment;
 use crate::error::{Error, Result};
 use crate::id_index::{IdIndex, IdIndexError};
+use crate::table::Table;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -27,23 +28,11 @@ impl Environment {
     pub fn validate(&self) -> Result<()> {
         let task = self.task();
         let bad = |reason: String| Err(Error::InvalidEnvironment { reason });
-        let tables = [
-            ("train.csv", &self.train),
-            ("test.csv", &self.test),
-            ("sample_submission.csv", &self.sample_submission),
-            ("answers.csv", &self.answers),
-        ];
-        let mut lists: Vec<Ids<'_>> = Vec::with_capacity(tables.len());
-        for (file, t) in tables {
-            let Ok(column) = t.column(&task.id_column) else {
-                return bad(format!("{file} has no id column `{}`", task.id_column));
-            };
-            let ids: Ids<'_> = (0..column.len()).map(|i| column.get_str(i)).collect();
-            if let Some(dup) = first_repeat(&ids) {
-                return bad(format!("{file} repeats id `{dup}`"));
-            }
-            lists.push(ids);
-        }
+        let id = task.id_column.as_str();
+        let train = checked_ids("train.csv", &self.train, id)?;
+        let test = checked_ids("test.csv", &self.test, id)?;
+        let sample = checked_ids("sample_submission.csv", &self.sample_submission, id)?;
+        let answers = checked_ids("answers.csv", &self.answers, id)?;
         if self.train.n_rows() == 0 || self.test.n_rows() == 0 {
             return bad("train.csv and test.csv must both have rows".into());
         }
@@ -65,8 +54,6 @@ impl Environment {
                 }
             }
         }
-        let [train, test, sample, answers] = <[Ids<'_>; 4]>::try_from(lists)
-            .map_err(|_| Error::InvalidEnvironment { reason: "four tables expected".into() })?;
         let complete = [&train, &test, &sample, &answers].iter().all(|l| l.iter().all(Option::is_some));
         let test_index = if complete { IdIndex::new(&test).ok() } else { None };
         for (file, other) in [("sample_submission.csv", &sample), ("answers.csv", &answers)] {
@@ -123,6 +110,20 @@ impl Environment {
         }
         Ok(())
     }
+}
+
+/// `file`'s ids (its column `id`), refused if the column is missing or an
+/// id repeats.
+fn checked_ids<'t>(file: &str, t: &'t Table, id: &str) -> Result<Ids<'t>> {
+    let bad = |reason: String| Err(Error::InvalidEnvironment { reason });
+    let Ok(column) = t.column(id) else {
+        return bad(format!("{file} has no id column `{id}`"));
+    };
+    let ids: Ids<'t> = (0..column.len()).map(|i| column.get_str(i)).collect();
+    if let Some(dup) = first_repeat(&ids) {
+        return bad(format!("{file} repeats id `{dup}`"));
+    }
+    Ok(ids)
 }
 
 /// The first id, going down, that repeats an earlier row's (rows without

@@ -275,8 +275,8 @@ fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
 /// Why this is the bin of the grey image's own gradient: the grey levels
 /// are these numbers divided by one constant `c` (255 or 255,000), so the
 /// gradient has the same signs and zeros and, but for rounding, the same
-/// angle. Rounding the levels moves the angle by a few ulps of `c / a`
-/// (`a = max(|dx|, |dy|)`, at most 255,000), under 1e-10 / a. The bin
+/// angle. Rounding the levels moves the angle by a few ulps of `c / m`
+/// (`m = max(|dx|, |dy|)`, at most 255,000), under 1e-10 / m. The bin
 /// edges at odd multiples of π/8 have the irrational slopes `√2 ∓ 1`, and
 /// a ratio of whole numbers `p / q` stays more than `0.3 / q²` away from
 /// either in angle (their continued fractions are `[0; 2, 2, 2, ...]` and
@@ -294,7 +294,7 @@ fn orientation_bin(dx: i64, dy: i64) -> Option<usize> {
     // dy < (√2 - 1)·a and dy < (√2 + 1)·a, exactly, for a > 0.
     let below_eighth = (dy + a) * (dy + a) < 2 * a * a;
     let below_three_eighths = dy < a || (dy - a) * (dy - a) < 2 * a * a;
-    let quarter = if dx > 0 {
+    let bin = if dx > 0 {
         match (below_eighth, dy < a, below_three_eighths) {
             (true, _, _) => 0,
             (false, true, _) => 1,
@@ -310,7 +310,7 @@ fn orientation_bin(dx: i64, dy: i64) -> Option<usize> {
     } else {
         7
     };
-    Some(quarter)
+    Some(bin)
 }
 
 /// The orientation bin of a floating-point gradient, not both zero:

@@ -231,49 +231,63 @@ impl Multinomial<'_> {
         let (grad, gb) = g.split_at_mut(d * K);
         let mut start = [0.0; K];
         start.iter_mut().zip(b).for_each(|(s, &b)| *s = b);
+        let row = |i: usize| &self.x[i * d..][..d];
         let mut loss = 0.0;
-        let pairs = n / 2;
-        for p in 0..pairs {
-            let (i, m) = (2 * p, 2 * p + 1);
-            let (xa, xb) = (&self.x[i * d..][..d], &self.x[m * d..][..d]);
-            let (mut za, mut zb) = (start, start);
-            for ((&va, &vb), wj) in xa.iter().zip(xb).zip(coef.chunks_exact(K)) {
-                for ((a, b), &wc) in za.iter_mut().zip(zb.iter_mut()).zip(wj) {
-                    *a += va * wc;
-                    *b += vb * wc;
-                }
-            }
-            loss += residuals(&mut za, self.y[i]);
-            loss += residuals(&mut zb, self.y[m]);
-            for ((&va, &vb), gj) in xa.iter().zip(xb).zip(grad.chunks_exact_mut(K)) {
-                for ((gc, a), b) in gj.iter_mut().zip(&za).zip(&zb) {
-                    *gc = (*gc + va * a) + vb * b;
-                }
-            }
-            for ((gc, a), b) in gb.iter_mut().zip(&za).zip(&zb) {
-                *gc = (*gc + a) + b;
-            }
+        for i in (0..n / 2).map(|p| 2 * p) {
+            let rows = ([row(i), row(i + 1)], [self.y[i], self.y[i + 1]]);
+            add_rows::<K, 2>(rows, coef, &start, (grad, gb), &mut loss);
         }
         if n % 2 == 1 {
-            let i = n - 1;
-            let xa = &self.x[i * d..][..d];
-            let mut za = start;
-            for (&va, wj) in xa.iter().zip(coef.chunks_exact(K)) {
-                for (a, &wc) in za.iter_mut().zip(wj) {
-                    *a += va * wc;
-                }
-            }
-            loss += residuals(&mut za, self.y[i]);
-            for (&va, gj) in xa.iter().zip(grad.chunks_exact_mut(K)) {
-                for (gc, a) in gj.iter_mut().zip(&za) {
-                    *gc += va * a;
-                }
-            }
-            for (gc, a) in gb.iter_mut().zip(&za) {
-                *gc += a;
-            }
+            add_rows::<K, 1>(([row(n - 1)], [self.y[n - 1]]), coef, &start, (grad, gb), &mut loss);
         }
         finish(loss, w, g, n, d, K, self.l2)
+    }
+}
+
+/// `R` rows (features, class) of a `K`-class objective: each row's scores
+/// from `start` (the intercepts), its loss added to `loss` and its terms to
+/// the gradient `(coefficients, intercepts)`, rows in order. The `R x K`
+/// scores stay in registers and each coefficient is read once for all
+/// rows; every sum adds the same terms in the same order as one row at a
+/// time.
+#[inline]
+fn add_rows<const K: usize, const R: usize>(
+    (xs, ys): ([&[f64]; R], [usize; R]),
+    coef: &[f64],
+    start: &[f64; K],
+    (grad, gb): (&mut [f64], &mut [f64]),
+    loss: &mut f64,
+) {
+    let d = xs.iter().fold(coef.len() / K.max(1), |m, x| m.min(x.len()));
+    let xs = xs.map(|x| &x[..d]);
+    let mut z = [*start; R];
+    for (j, wj) in coef.chunks_exact(K).take(d).enumerate() {
+        let v: [f64; R] = std::array::from_fn(|r| xs[r][j]);
+        for c in 0..K {
+            for r in 0..R {
+                z[r][c] += v[r] * wj[c];
+            }
+        }
+    }
+    for (zr, &y) in z.iter_mut().zip(&ys) {
+        *loss += residuals(zr, y);
+    }
+    for (j, gj) in grad.chunks_exact_mut(K).take(d).enumerate() {
+        let v: [f64; R] = std::array::from_fn(|r| xs[r][j]);
+        for c in 0..K {
+            let mut s = gj[c];
+            for r in 0..R {
+                s += v[r] * z[r][c];
+            }
+            gj[c] = s;
+        }
+    }
+    for c in 0..K {
+        let mut s = gb[c];
+        for zr in &z {
+            s += zr[c];
+        }
+        gb[c] = s;
     }
 }
 

@@ -257,16 +257,16 @@ impl<'a> Grower<'a> {
             if !listed.is_empty() {
                 self.batch_histograms(&listed, rows);
             }
+            if listed.len() < wanted {
+                self.gather(rows);
+                gathered = true;
+            }
             let mut c = 0;
             for &f in &order[..wanted] {
                 let s = if listed.get(c) == Some(&f) {
                     c += 1;
                     self.scan_histogram(f, c - 1, total)
                 } else {
-                    if !gathered {
-                        self.gather(rows);
-                        gathered = true;
-                    }
                     self.split_on(f, rows, total)
                 };
                 keep(s, &mut best);
