@@ -25,7 +25,7 @@
 //! missing token is read back as missing, as pandas does.
 
 use crate::error::{Error, Result};
-use crate::table::{Categorical, Column, ColumnType, Table};
+use crate::table::{Categorical, CellText, Column, ColumnType, Table};
 
 mod keyed;
 mod number;
@@ -179,7 +179,7 @@ fn plain_bytes<'b>(bytes: &'b [u8], origin: &Path, max: u64) -> Result<Cow<'b, [
 /// A column while it is being read.
 enum Building {
     Numeric(Vec<f64>),
-    Strings(Vec<Option<String>>),
+    Strings(Vec<Option<CellText>>),
     /// Not numeric after all; collected as strings in a second pass.
     Deferred,
 }
@@ -276,7 +276,7 @@ impl<'a> Parser<'a> {
         })?;
         if cols.iter().any(|c| matches!(c, Building::Deferred)) {
             let deferred: Vec<usize> = (0..ncol).filter(|&j| matches!(cols[j], Building::Deferred)).collect();
-            let mut strings: Vec<Vec<Option<String>>> = vec![Vec::new(); deferred.len()];
+            let mut strings: Vec<Vec<Option<CellText>>> = vec![Vec::new(); deferred.len()];
             self.each_record(|record| {
                 for (k, &j) in deferred.iter().enumerate() {
                     strings[k].push(self.string(record.line, j, record.field(j))?);
@@ -351,10 +351,10 @@ impl<'a> Parser<'a> {
         s.trim().parse::<f64>().ok()
     }
 
-    fn string(&self, line: u64, j: usize, field: &[u8]) -> Result<Option<String>> {
+    fn string(&self, line: u64, j: usize, field: &[u8]) -> Result<Option<CellText>> {
         let s = std::str::from_utf8(field).map_err(|_| self.field_error(line, j, "not valid UTF-8"))?;
         let missing = if Some(j) == self.id_index { s.is_empty() } else { is_missing(s) };
-        Ok((!missing).then(|| s.to_owned()))
+        Ok((!missing).then(|| CellText::from(s)))
     }
 
     fn field_error(&self, line: u64, j: usize, reason: &str) -> Error {
@@ -375,8 +375,8 @@ fn csv_error(origin: &Path, e: &csv::Error, column: Option<String>) -> Error {
     Error::Csv { path: origin.to_path_buf(), line: e.position().map_or(0, |p| p.line()), column, reason: e.to_string() }
 }
 
-fn infer_string_column(values: Vec<Option<String>>) -> Column {
-    let present: Vec<&str> = values.iter().flatten().map(String::as_str).collect();
+fn infer_string_column(values: Vec<Option<CellText>>) -> Column {
+    let present: Vec<&str> = values.iter().flatten().map(CellText::as_str).collect();
     let words: usize = present.iter().map(|s| s.split_whitespace().count()).sum();
     let distinct: HashSet<&str> = present.iter().copied().collect();
     // Free text: several words per value and mostly distinct values (short

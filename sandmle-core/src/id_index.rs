@@ -105,6 +105,26 @@ fn hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 33)
 }
 
+/// `a == b` for byte strings, without a call for short ones: ids of up to
+/// 16 bytes (most) compare as two overlapping 8-byte words.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8]| {
+        let mut buf = [0u8; 8];
+        buf[..s.len()].copy_from_slice(s);
+        u64::from_le_bytes(buf)
+    };
+    match n {
+        0..=8 => word(a) == word(b),
+        9..=16 => word(&a[..8]) == word(&b[..8]) && word(&a[n - 8..]) == word(&b[n - 8..]),
+        _ => a == b,
+    }
+}
+
 impl<'k, S: AsRef<str>> IdIndex<'k, S> {
     /// Indexes `keys`: row `i` holds id `keys[i]`.
     ///
@@ -186,7 +206,10 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             theirs.push(pack(hash(id_at(j)?), j, rb));
         }
         theirs.sort_unstable();
+        // `order[i]`: the column's row holding indexed row `i`'s id;
+        // `by_theirs[j]`: the indexed row the column's row `j` was matched to.
         let mut order = vec![usize::MAX; n];
+        let mut by_theirs = vec![usize::MAX; n];
         let mut k = 0;
         while k < n {
             let h = self.packed[k] >> rb;
@@ -195,7 +218,9 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                 return None;
             }
             if end - k == 1 {
-                order[self.row(self.packed[k])] = self.row(theirs[k]);
+                let (row, j) = (self.row(self.packed[k]), self.row(theirs[k]));
+                order[row] = j;
+                by_theirs[j] = row;
             } else {
                 // Ids whose hashes collide: matched by value.
                 let mut left: Vec<usize> = theirs[k..end].iter().map(|&p| self.row(p)).collect();
@@ -204,25 +229,29 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                     let at = left
                         .iter()
                         .position(|&j| id_at(j).is_some_and(|id| Some(id) == self.id(row).map(str::as_bytes)))?;
-                    order[row] = left.swap_remove(at);
+                    let j = left.swap_remove(at);
+                    order[row] = j;
+                    by_theirs[j] = row;
                 }
             }
             k = end;
         }
-        // Every pair compared exactly. The column's ids are read in a
-        // random order, so blocks of them are located, and their first
-        // bytes read, before any is compared: those reads do not wait on
-        // one another, and the processor overlaps their cache misses.
+        drop(theirs);
+        // Every pair compared exactly, going down the column: its ids are
+        // read in order, the indexed ones at random. Blocks of indexed ids
+        // are located, and their first bytes read, before any is compared:
+        // those reads do not wait on one another, and the processor
+        // overlaps their cache misses.
         const BLOCK: usize = 32;
-        let mut theirs: [&[u8]; BLOCK] = [&[]; BLOCK];
-        for (b, rows) in order.chunks(BLOCK).enumerate() {
-            for (slot, &j) in theirs.iter_mut().zip(rows) {
-                *slot = id_at(j)?;
+        let mut ours: [&[u8]; BLOCK] = [&[]; BLOCK];
+        for (b, rows) in by_theirs.chunks(BLOCK).enumerate() {
+            for (slot, &row) in ours.iter_mut().zip(rows) {
+                *slot = self.id(row)?.as_bytes();
             }
-            let touched = theirs[..rows.len()].iter().fold(0u8, |acc, id| acc ^ id.first().copied().unwrap_or(0));
+            let touched = ours[..rows.len()].iter().fold(0u8, |acc, id| acc ^ id.first().copied().unwrap_or(0));
             std::hint::black_box(touched);
-            for (i, id) in theirs[..rows.len()].iter().enumerate() {
-                if self.id(b * BLOCK + i).map(str::as_bytes) != Some(*id) {
+            for (i, id) in ours[..rows.len()].iter().enumerate() {
+                if !id_at(b * BLOCK + i).is_some_and(|theirs| same_bytes(theirs, id)) {
                     return None;
                 }
             }
@@ -299,6 +328,36 @@ mod tests {
         let index = IdIndex::new(&keys).unwrap();
         for (row, k) in keys.iter().enumerate() {
             assert_eq!(index.get(k.as_deref().unwrap()), Some(row));
+        }
+    }
+
+    #[test]
+    fn ids_whose_hashes_agree_but_whose_bytes_differ_are_refused() {
+        // An index whose row 0 carries the hash of `c` while holding `a`:
+        // the column `c, b` agrees with it hash for hash, and only the
+        // exact comparison tells `c` from `a`.
+        let keys = ids(&["a", "b"]);
+        let mut index = IdIndex::new(&keys).unwrap();
+        let rb = index.row_bits;
+        index.packed = vec![pack(hash(b"c"), 0, rb), pack(hash(b"b"), 1, rb)];
+        index.packed.sort_unstable();
+        assert_eq!(index.align(2, |j| ["c", "b"].get(j).map(|s| s.as_bytes())), None);
+        assert_eq!(index.align(2, |j| ["b", "a"].get(j).map(|s| s.as_bytes())), None);
+    }
+
+    #[test]
+    fn same_bytes_is_byte_equality_at_every_length() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same_bytes(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same_bytes(&a, &b), "{n} {at}");
+            }
+            let mut longer = a.clone();
+            longer.push(0);
+            assert!(!same_bytes(&a, &longer) && !same_bytes(&longer, &a), "{n}");
         }
     }
 

@@ -95,5 +95,7 @@ pub use ports::{
 };
 pub use provenance::Provenance;
 pub use rng::{SeedRng, derive_seed, rng_for};
-pub use table::{Categorical, CellValue, Column, ColumnType, Table, format_f64, format_label, parse_f64_lenient};
+pub use table::{
+    Categorical, CellText, CellValue, Column, ColumnType, Table, format_f64, format_label, parse_f64_lenient,
+};
 pub use task::{Direction, MetricSpec, Modality, SCHEMA_VERSION, SubmissionForm, TaskKind, TaskSpec};

@@ -8,7 +8,7 @@ use crate::table::{Column, Table};
 use crate::task::{Direction, MetricSpec, Modality, TaskKind, TaskSpec};
 
 fn ids(range: std::ops::Range<usize>) -> Column {
-    Column::Text(range.map(|i| Some(format!("r{i}"))).collect())
+    Column::Text(range.map(|i| Some(format!("r{i}").into())).collect())
 }
 
 /// A binary-classification environment of 6 training and 4 test rows, scored

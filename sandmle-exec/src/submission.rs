@@ -83,7 +83,7 @@ pub(crate) fn assemble(task: &TaskSpec, ids: &Column, outputs: Vec<Output>) -> R
                 .map(|row| {
                     let mut order: Vec<usize> = (0..row.len()).collect();
                     order.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
-                    Some(order.iter().take(k).map(|&j| c.labels[j].text()).collect::<Vec<_>>().join(" "))
+                    Some(order.iter().take(k).map(|&j| c.labels[j].text()).collect::<Vec<_>>().join(" ").into())
                 })
                 .collect();
             t.push_column(name.clone(), Column::Text(lists))?;
@@ -102,7 +102,7 @@ fn labels(c: &Classes, p: &Array2<f64>) -> Column {
     if c.numeric() {
         Column::Numeric(best.iter().map(|&j| if let Label::Num(x) = c.labels[j] { x } else { f64::NAN }).collect())
     } else {
-        Column::Text(best.iter().map(|&j| Some(c.labels[j].text())).collect())
+        Column::Text(best.iter().map(|&j| Some(c.labels[j].text().into())).collect())
     }
 }
 

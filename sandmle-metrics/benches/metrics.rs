@@ -53,7 +53,7 @@ fn grading(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     for n in SIZES {
         let (truth, score) = binary(n);
-        let ids: Column = Column::Text((0..n).map(|i| Some(format!("id{i:07}"))).collect());
+        let ids: Column = Column::Text((0..n).map(|i| Some(format!("id{i:07}").into())).collect());
         let answers = Table::from_columns([("id", ids.clone()), ("target", Column::Numeric(truth))]).unwrap();
         let sub = Table::from_columns([("id", ids), ("target", Column::Numeric(score))]).unwrap();
         let (a_path, s_path) = (dir.path().join(format!("a{n}.csv")), dir.path().join(format!("s{n}.csv")));

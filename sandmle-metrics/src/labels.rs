@@ -95,6 +95,11 @@ impl Labels {
     pub(crate) fn check_classes(&self, side: &'static str) -> Result<()> {
         if let Labels::Num(v) = self {
             for (row, &x) in v.iter().enumerate() {
+                // Most labels are 0 or 1: finite and whole without a
+                // rounding call.
+                if x == 0.0 || x == 1.0 {
+                    continue;
+                }
                 if !x.is_finite() {
                     return Err(Error::NonFinite { side, index: row });
                 }
@@ -118,19 +123,27 @@ pub(crate) fn binary_classes(labels: &Labels, side: &'static str) -> Result<Opti
     labels.check_classes(side)?;
     let (is_second, names) = match labels {
         Labels::Num(v) => {
-            let mut distinct: Vec<f64> = Vec::with_capacity(3);
-            for &x in v {
-                let x = x + 0.0;
-                if !distinct.contains(&x) {
-                    distinct.push(x);
-                    if distinct.len() > 2 {
-                        return Ok(None);
-                    }
+            // The checks above leave finite numbers only, so `==` is the
+            // identity of a class (-0 and 0 are one, as `x + 0.0` makes
+            // them). The first value and the first other one are the
+            // candidates; a branch-free pass sees whether every row is one
+            // of them, and a third class shows as a row that is neither.
+            let first = v[0] + 0.0;
+            let other = v.iter().map(|&x| x + 0.0).find(|&x| x != first);
+            let mut distinct = vec![first];
+            if let Some(b) = other {
+                if !v.iter().fold(true, |ok, &x| ok & ((x == first) | (x == b))) {
+                    return Ok(None);
                 }
+                distinct.push(b);
             }
             distinct.sort_by(f64::total_cmp);
-            let second = distinct.get(1).copied();
-            (v.iter().map(|&x| Some(x + 0.0) == second).collect(), distinct.iter().map(|&x| format_label(x)).collect())
+            let names = distinct.iter().map(|&x| format_label(x)).collect();
+            let is_second = match distinct.get(1) {
+                Some(&second) => v.iter().map(|&x| x == second).collect(),
+                None => vec![false; v.len()],
+            };
+            (is_second, names)
         }
         Labels::Str(v) => {
             let mut distinct: Vec<&str> = Vec::with_capacity(3);
@@ -211,5 +224,37 @@ pub(crate) fn encode(truth: &Labels, pred: &Labels) -> Result<Encoded> {
             })
         }
         _ => Err(Error::MixedLabelTypes { truth: truth.kind(), prediction: pred.kind() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classes(v: &[f64]) -> Option<(Vec<bool>, Vec<String>)> {
+        binary_classes(&Labels::Num(v.to_vec()), "truth").unwrap()
+    }
+
+    #[test]
+    fn binary_classes_of_numbers_sort_the_two_labels_and_mark_the_greater() {
+        let (second, names) = classes(&[1.0, 0.0, 1.0, 1.0]).unwrap();
+        assert_eq!((second, names), (vec![true, false, true, true], vec!["0".to_owned(), "1".to_owned()]));
+        // -0 and 0 are one class, whichever comes first.
+        let (second, names) = classes(&[-0.0, 3.0, 0.0]).unwrap();
+        assert_eq!((second, names), (vec![false, true, false], vec!["0".to_owned(), "3".to_owned()]));
+        let (second, names) = classes(&[2.0, 2.0]).unwrap();
+        assert_eq!((second, names), (vec![false, false], vec!["2".to_owned()]));
+        // A third class anywhere, first or last.
+        assert_eq!(classes(&[0.0, 1.0, 1.0, 2.0]), None);
+        assert_eq!(classes(&[5.0, 0.0, 1.0]), None);
+    }
+
+    #[test]
+    fn binary_classes_check_every_row_before_counting_classes() {
+        // A third class early does not hide a later bad value.
+        let bad = |v: &[f64]| binary_classes(&Labels::Num(v.to_vec()), "truth").unwrap_err();
+        assert!(matches!(bad(&[0.0, 1.0, 2.0, f64::NAN]), Error::NonFinite { index: 3, .. }));
+        assert!(matches!(bad(&[1.0, 0.5]), Error::ContinuousLabels { .. }));
+        assert!(matches!(bad(&[0.0, f64::INFINITY, 0.5]), Error::NonFinite { index: 1, .. }));
     }
 }

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::registry::Input;
 use rustc_hash::FxHashMap;
-use sandmle_core::{Column, GradingSpec, IdIndex, Table, bounded};
+use sandmle_core::{CellText, Column, GradingSpec, IdIndex, Table, bounded};
 use std::borrow::Cow;
 
 /// Truth and prediction holding the prediction columns, rows aligned by id
@@ -74,7 +74,7 @@ pub(crate) fn read_aligned(
     spec: &GradingSpec,
     input: Input,
     answers: &Table,
-    index: Option<&IdIndex<'_, String>>,
+    index: Option<&IdIndex<'_, CellText>>,
     bytes: &[u8],
 ) -> Option<Result<Aligned>> {
     if !input.numeric_prediction() {
@@ -110,14 +110,14 @@ pub(crate) fn read_aligned(
 /// placed all at once ([`IdIndex::align`]). Answers that repeat an id (or
 /// lack one) leave the file to the full path.
 struct AnswerIds<'a> {
-    texts: &'a [Option<String>],
-    index: Option<&'a IdIndex<'a, String>>,
+    texts: &'a [Option<CellText>],
+    index: Option<&'a IdIndex<'a, CellText>>,
 }
 
 impl sandmle_core::csv::KeyPlacer for AnswerIds<'_> {
     fn place(&mut self, keys: &sandmle_core::csv::KeyList<'_>) -> Option<Vec<usize>> {
         let n = keys.len();
-        let same = |(i, t): (usize, &Option<String>)| t.as_ref().is_some_and(|t| Some(t.as_bytes()) == keys.bytes(i));
+        let same = |(i, t): (usize, &Option<CellText>)| t.as_ref().is_some_and(|t| Some(t.as_bytes()) == keys.bytes(i));
         if n == self.texts.len() && self.texts.iter().enumerate().all(same) {
             return Some((0..n).collect());
         }

@@ -4,7 +4,7 @@
 
 use sandmle_core::csv::{ReadOptions, read_csv_bytes};
 use sandmle_core::testing::tiny_environment;
-use sandmle_core::{Column, Environment, GradeReport, Grader, Table};
+use sandmle_core::{CellText, Column, Environment, GradeReport, Grader, Table};
 use sandmle_metrics::StandardGrader;
 
 const N: usize = 300;
@@ -26,7 +26,7 @@ fn env() -> Environment {
     let mut env = tiny_environment();
     let truth = (0..N).map(|i| if (i * 7) % 10 < 3 { 1.0 } else { 0.0 }).collect();
     env.answers = Table::from_columns([
-        ("id", Column::Text((0..N).map(|i| Some(id(i))).collect())),
+        ("id", Column::Text((0..N).map(|i| Some(id(i).into())).collect())),
         ("label", Column::Numeric(truth)),
     ])
     .unwrap();
@@ -135,9 +135,9 @@ fn repeated_unknown_and_missing_ids_are_named() {
 #[test]
 fn answers_that_repeat_an_id_are_a_broken_environment() {
     let mut env = env();
-    let mut ids: Vec<Option<String>> = (0..N).map(|i| Some(id(i))).collect();
-    ids[200] = Some(id(150));
-    ids[250] = Some(id(20));
+    let mut ids: Vec<Option<CellText>> = (0..N).map(|i| Some(id(i).into())).collect();
+    ids[200] = Some(id(150).into());
+    ids[250] = Some(id(20).into());
     env.answers.push_column("id2", Column::Text(ids)).unwrap();
     env.grading.task.id_column = "id2".into();
     let e = StandardGrader.check(&env.grading_task()).unwrap_err();
@@ -153,9 +153,9 @@ fn answers_that_repeat_an_id_are_a_broken_environment() {
     assert!(first.with_answer_index(index.as_ref()).answer_index().is_some());
     let task = env.grading_task().with_answer_index(index.as_ref());
     assert!(task.answer_index().is_none() && StandardGrader.check(&task).is_err());
-    let mut ids: Vec<Option<String>> = (0..N).map(|i| Some(id(i))).collect();
+    let mut ids: Vec<Option<CellText>> = (0..N).map(|i| Some(id(i).into())).collect();
     ids[100] = None;
-    ids[200] = Some(id(150));
+    ids[200] = Some(id(150).into());
     env.answers.push_column("id3", Column::Text(ids)).unwrap();
     env.grading.task.id_column = "id3".into();
     let e = StandardGrader.check(&env.grading_task()).unwrap_err();

@@ -37,9 +37,9 @@ fn column(values: &[serde_json::Value]) -> Column {
             values
                 .iter()
                 .map(|v| match v {
-                    serde_json::Value::String(s) => Some(s.clone()),
+                    serde_json::Value::String(s) => Some(s.as_str().into()),
                     serde_json::Value::Null => None,
-                    other => Some(other.to_string()),
+                    other => Some(other.to_string().into()),
                 })
                 .collect(),
         )

@@ -67,7 +67,7 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
                 FeatureDna::Categorical { missing_rate, cardinality, shares }
             }
             Column::Text(v) => {
-                let docs: Vec<&str> = v.iter().flatten().map(String::as_str).collect();
+                let docs: Vec<&str> = v.iter().flatten().map(|d| d.as_str()).collect();
                 let counts: Vec<f64> = docs.iter().map(|d| d.split_whitespace().count() as f64).collect();
                 let vocab: BTreeSet<String> =
                     docs.iter().flat_map(|d| d.split_whitespace()).map(str::to_lowercase).collect();

@@ -7,7 +7,7 @@ use crate::stats::normal_cdf;
 use crate::units::{into_range, unit_of};
 use rand::RngExt;
 use sandmle_core::Mutations;
-use sandmle_core::{Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
+use sandmle_core::{CellText, Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
 
 /// A feature being generated: its observed column and its latent signal.
 pub(crate) struct Generated {
@@ -135,7 +135,7 @@ fn documents(
     sd_tokens: f64,
     domain: Option<&str>,
     rng: &mut SeedRng,
-) -> Vec<Option<String>> {
+) -> Vec<Option<CellText>> {
     let (everyday, up, down) = crate::words::words_of(domain);
     let vocab: Vec<&str> = everyday.iter().chain(crate::words::FILLERS).copied().collect();
     let size = vocab.len();
@@ -163,7 +163,7 @@ fn documents(
                     }
                 })
                 .collect();
-            Some(words.join(" "))
+            Some(words.join(" ").into())
         })
         .collect()
 }

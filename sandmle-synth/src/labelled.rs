@@ -80,12 +80,12 @@ fn constant(form: SubmissionForm, train_target: &Column, n: usize, task: &TaskSp
             if form == SubmissionForm::LabelList {
                 let k = task.metric.params.get("k").and_then(serde_json::Value::as_u64).unwrap_or(5) as usize;
                 let top: Vec<String> = ranked.iter().take(k).map(|(l, _)| l.clone()).collect();
-                Column::Text(vec![Some(top.join(" ")); n])
+                Column::Text(vec![Some(top.join(" ").into()); n])
             } else {
                 let best = ranked.first().map(|(l, _)| l.clone()).unwrap_or_default();
                 match train_target {
                     Column::Numeric(_) => Column::Numeric(vec![best.parse().unwrap_or(0.0); n]),
-                    _ => Column::Text(vec![Some(best); n]),
+                    _ => Column::Text(vec![Some(best.into()); n]),
                 }
             }
         }

@@ -36,8 +36,8 @@ use crate::labelled::tables;
 use crate::random::shuffle;
 use crate::sizes::test_rows_for;
 use sandmle_core::{
-    CellValue, Column, Environment, GradingSpec, ImageSet, Provenance, Shrinker, SubmissionForm, Table, TaskSpec,
-    rng_for,
+    CellText, CellValue, Column, Environment, GradingSpec, ImageSet, Provenance, Shrinker, SubmissionForm, Table,
+    TaskSpec, rng_for,
 };
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
@@ -364,7 +364,7 @@ fn rekey(
         for (row, &i) in order.iter().enumerate() {
             renamed.push((new[i].to_string(), old.get_str(row).unwrap_or_default().into_owned()));
         }
-        let sorted: Vec<Option<String>> = order.iter().map(|&i| Some(new[i].to_string())).collect();
+        let sorted: Vec<Option<CellText>> = order.iter().map(|&i| Some(new[i].to_string().into())).collect();
         t.set_column(id, Column::Text(sorted))?;
     }
     Ok(renamed)

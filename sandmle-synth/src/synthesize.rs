@@ -308,7 +308,7 @@ pub(crate) fn split_with_fresh_ids(
     let mut all = all.take(kept)?;
     let mut ids: Vec<usize> = (0..kept.len()).collect();
     shuffle(&mut ids, &mut rng_for(seed, "synth-ids"));
-    all.set_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string())).collect()))?;
+    all.set_column("id", Column::Text(ids.iter().map(|i| Some(i.to_string().into())).collect()))?;
     let split = |range: std::ops::Range<usize>| -> Result<Table> {
         let mut rows: Vec<usize> = range.collect();
         rows.sort_by_key(|&r| ids[r]);
@@ -523,6 +523,6 @@ pub(crate) fn label_column(labels: &[usize], classes: &[String], numeric: bool) 
     if numeric {
         Column::Numeric(labels.iter().map(|&l| l as f64).collect())
     } else {
-        Column::Text(labels.iter().map(|&l| Some(classes[l].clone())).collect())
+        Column::Text(labels.iter().map(|&l| Some(classes[l].as_str().into())).collect())
     }
 }

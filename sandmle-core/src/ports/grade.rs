@@ -3,7 +3,7 @@ use crate::csv::{ReadOptions, read_csv};
 use crate::error::{Error, Result};
 use crate::grading::{GradeReport, GradingSpec, Leaderboard, Thresholds};
 use crate::id_index::{IdIndex, IdIndexError};
-use crate::table::{Column, Table};
+use crate::table::{CellText, Column, Table};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +30,7 @@ pub struct GradingTask<'a> {
     pub answers: &'a Table,
     /// The reference leaderboard, if any.
     pub leaderboard: Option<&'a Leaderboard>,
-    answer_index: Option<&'a IdIndex<'a, String>>,
+    answer_index: Option<&'a IdIndex<'a, CellText>>,
 }
 
 impl<'a> GradingTask<'a> {
@@ -42,7 +42,7 @@ impl<'a> GradingTask<'a> {
     /// An index of the answers' ids ([`IdIndex::new`] on the id column),
     /// when the id column is text and no id is missing or repeated; `None`
     /// otherwise (and [`GradingTask::check`] then says what is wrong).
-    pub fn index_answers(&self) -> Option<IdIndex<'a, String>> {
+    pub fn index_answers(&self) -> Option<IdIndex<'a, CellText>> {
         match self.answers.column(&self.spec.task.id_column) {
             Ok(Column::Text(texts)) => IdIndex::new(texts).ok(),
             _ => None,
@@ -54,13 +54,13 @@ impl<'a> GradingTask<'a> {
     /// other column is never taken ([`GradingTask::answer_index`] is then
     /// `None`), so attaching one can make grading faster but never different.
     #[must_use]
-    pub fn with_answer_index(self, index: Option<&'a IdIndex<'a, String>>) -> Self {
+    pub fn with_answer_index(self, index: Option<&'a IdIndex<'a, CellText>>) -> Self {
         GradingTask { answer_index: index, ..self }
     }
 
     /// The attached index of the answers' ids, if one is attached and it
     /// indexes this task's id column itself (the very rows, borrowed).
-    pub fn answer_index(&self) -> Option<&'a IdIndex<'a, String>> {
+    pub fn answer_index(&self) -> Option<&'a IdIndex<'a, CellText>> {
         let index = self.answer_index?;
         match self.answers.column(&self.spec.task.id_column) {
             Ok(Column::Text(texts)) if index.indexes(texts) => Some(index),

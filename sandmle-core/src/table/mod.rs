@@ -2,7 +2,7 @@
 
 mod column;
 
-pub use column::{Categorical, Column, ColumnType, format_f64, format_label, parse_f64_lenient};
+pub use column::{Categorical, CellText, Column, ColumnType, format_f64, format_label, parse_f64_lenient};
 
 use crate::error::{Error, Result};
 use std::collections::HashMap;

@@ -55,7 +55,7 @@ pub fn square_image(rng: &mut Mix, side: u32, channels: u8, right: bool) -> Pixe
 }
 
 fn ids(prefix: &str, n: usize) -> Column {
-    Column::Text((0..n).map(|i| Some(format!("{prefix}{i}"))).collect())
+    Column::Text((0..n).map(|i| Some(format!("{prefix}{i}").into())).collect())
 }
 
 /// A binary image task scored by ROC AUC: `n_train` and `n_test` rows of
