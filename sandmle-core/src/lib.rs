@@ -6,8 +6,10 @@
 //! generator type, so that a crate implementing one port depends on this
 //! small crate and nothing else.
 //!
-//! - [`Table`] and [`Column`]: a column store (numbers, categories, text);
-//!   [`csv`] reads what pandas and Kaggle write and writes deterministically.
+//! - [`Table`] and [`Column`]: a column store (numbers, categories, text,
+//!   whose cells are [`CellText`]: inline up to 24 bytes, so an id column
+//!   is one block of memory, not an allocation per row); [`csv`] reads what
+//!   pandas and Kaggle write and writes deterministically.
 //! - [`TaskSpec`], [`TaskDna`], [`GradingSpec`], [`Thresholds`],
 //!   [`GradeReport`], [`Provenance`]: the task vocabulary, serde types.
 //! - [`Environment`]: read, verify and atomically write the

@@ -65,12 +65,27 @@ impl StandardGrader {
         let aligned = read_aligned(spec, metric.info().input, task.answers, task.answer_index(), &bytes)?;
         drop(bytes);
         let (direction, thresholds) = (spec.task.direction, spec.thresholds.as_ref());
-        Some(match aligned.and_then(|a| metric.evaluate(&a.truth, &a.prediction)) {
+        let score = aligned.and_then(|prediction| {
+            let truth = prediction_columns(task)?;
+            metric.evaluate_columns(&truth, &prediction.iter().map(|(_, c)| c).collect::<Vec<_>>())
+        });
+        Some(match score {
             Ok(score) => Ok(GradeReport::scored(score, direction, thresholds, task.leaderboard)),
             Err(e) if e.is_environment_fault() => Err(broken(&e)),
             Err(e) => Ok(GradeReport::invalid(direction, thresholds, e.to_string())),
         })
     }
+}
+
+/// The answers' prediction columns, in the task's order, borrowed.
+fn prediction_columns<'a>(task: &GradingTask<'a>) -> Result<Vec<&'a sandmle_core::Column>, Error> {
+    let answers = task.answers;
+    task.spec
+        .task
+        .prediction_columns
+        .iter()
+        .map(|c| answers.column(c).map_err(crate::validate::not_in_answers))
+        .collect()
 }
 
 /// A fault of the environment as core's error, naming the file at fault.
@@ -100,8 +115,8 @@ impl Grader for StandardGrader {
     fn check(&self, task: &GradingTask<'_>) -> sandmle_core::Result<()> {
         task.check()?;
         let metric = StandardMetric::from_spec(&task.spec.task.metric).map_err(|e| broken(&e))?;
-        let truth = task.answers.select(&task.spec.task.prediction_columns)?;
-        match metric.evaluate(&truth, &truth) {
+        let truth = prediction_columns(task).map_err(|e| broken(&e))?;
+        match metric.evaluate_columns(&truth, &truth) {
             Ok(s) if s.is_nan() => Err(sandmle_core::Error::BrokenEnvironment {
                 file: PathBuf::from(crate::error::ANSWERS_FILE),
                 reason: format!("`{}` is undefined (NaN) on the answers themselves", metric.info().name),

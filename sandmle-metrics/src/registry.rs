@@ -156,7 +156,16 @@ impl StandardMetric {
     /// The metric's errors; [`Error::ColumnCountMismatch`] if the tables do
     /// not have the columns the metric reads.
     pub fn evaluate(&self, truth: &Table, pred: &Table) -> Result<f64> {
-        let (t, p) = (columns(truth), columns(pred));
+        self.evaluate_columns(&columns(truth), &columns(pred))
+    }
+
+    /// [`StandardMetric::evaluate`] on borrowed columns, in the same order
+    /// on both sides: a caller holding the answers' table scores its
+    /// prediction columns without copying them into a table of their own.
+    ///
+    /// # Errors
+    /// As [`StandardMetric::evaluate`].
+    pub fn evaluate_columns(&self, t: &[&Column], p: &[&Column]) -> Result<f64> {
         if t.len() != p.len() || t.is_empty() {
             return Err(Error::ColumnCountMismatch { truth: t.len(), prediction: p.len() });
         }

@@ -68,6 +68,9 @@ pub fn validate_submission(spec: &GradingSpec, input: Input, answers: &Table, su
 /// another row count): the caller then reads the file as a table, which
 /// finds and names the problem.
 ///
+/// The result is the prediction columns in the answers' row order; the
+/// truth is the answers' own columns of the same names, not copied.
+///
 /// `index`, an index of the answers' own ids
 /// ([`sandmle_core::GradingTask::answer_index`]), saves building one.
 pub(crate) fn read_aligned(
@@ -76,7 +79,7 @@ pub(crate) fn read_aligned(
     answers: &Table,
     index: Option<&IdIndex<'_, CellText>>,
     bytes: &[u8],
-) -> Option<Result<Aligned>> {
+) -> Option<Result<Table>> {
     if !input.numeric_prediction() {
         return None;
     }
@@ -95,10 +98,9 @@ pub(crate) fn read_aligned(
         AnswerIds { texts, index },
     );
     let keyed = read.ok()??;
-    let truth = answers.select(&task.prediction_columns).ok()?;
     let columns = task.prediction_columns.iter().cloned().zip(keyed.columns.into_iter().map(Column::Numeric));
     let prediction = Table::from_columns(columns).ok()?;
-    Some(check_values(spec, input, &prediction, &keyed.order).map(|()| Aligned { truth, prediction }))
+    Some(check_values(spec, input, &prediction, &keyed.order).map(|()| prediction))
 }
 
 /// Places a submission's records among the answers' ids
@@ -149,7 +151,7 @@ fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
-fn not_in_answers(e: sandmle_core::Error) -> Error {
+pub(crate) fn not_in_answers(e: sandmle_core::Error) -> Error {
     Error::NotCsv { reason: e.to_string() }
 }
 
