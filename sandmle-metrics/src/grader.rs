@@ -116,7 +116,7 @@ impl Grader for StandardGrader {
         task.check()?;
         let metric = StandardMetric::from_spec(&task.spec.task.metric).map_err(|e| broken(&e))?;
         let truth = prediction_columns(task).map_err(|e| broken(&e))?;
-        match metric.evaluate_columns(&truth, &truth) {
+        match metric.self_score(&truth) {
             Ok(s) if s.is_nan() => Err(sandmle_core::Error::BrokenEnvironment {
                 file: PathBuf::from(crate::error::ANSWERS_FILE),
                 reason: format!("`{}` is undefined (NaN) on the answers themselves", metric.info().name),

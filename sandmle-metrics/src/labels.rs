@@ -93,23 +93,28 @@ impl Labels {
     /// Checks that numeric labels are finite whole numbers, as
     /// scikit-learn's target-type check does for classification metrics.
     pub(crate) fn check_classes(&self, side: &'static str) -> Result<()> {
-        if let Labels::Num(v) = self {
-            for (row, &x) in v.iter().enumerate() {
-                // Most labels are 0 or 1: finite and whole without a
-                // rounding call.
-                if x == 0.0 || x == 1.0 {
-                    continue;
-                }
-                if !x.is_finite() {
-                    return Err(Error::NonFinite { side, index: row });
-                }
-                if x.fract() != 0.0 {
-                    return Err(Error::ContinuousLabels { side, value: x });
-                }
-            }
+        match self {
+            Labels::Num(v) => check_numeric_classes(v, side),
+            Labels::Str(_) => Ok(()),
         }
-        Ok(())
     }
+}
+
+/// [`Labels::check_classes`] on numeric labels, borrowed.
+fn check_numeric_classes(v: &[f64], side: &'static str) -> Result<()> {
+    for (row, &x) in v.iter().enumerate() {
+        // Most labels are 0 or 1: finite and whole without a rounding call.
+        if x == 0.0 || x == 1.0 {
+            continue;
+        }
+        if !x.is_finite() {
+            return Err(Error::NonFinite { side, index: row });
+        }
+        if x.fract() != 0.0 {
+            return Err(Error::ContinuousLabels { side, value: x });
+        }
+    }
+    Ok(())
 }
 
 /// The classes of a label column when there are at most two: each row's
@@ -117,48 +122,55 @@ impl Labels {
 /// (after the usual checks) when there are more than two classes. Cheaper
 /// than [`encode`] for the binary metrics: no sort of the whole column.
 pub(crate) fn binary_classes(labels: &Labels, side: &'static str) -> Result<Option<(Vec<bool>, Vec<String>)>> {
-    if labels.is_empty() {
+    let v = match labels {
+        Labels::Num(v) => return numeric_binary_classes(v, side),
+        Labels::Str(v) => v,
+    };
+    if v.is_empty() {
         return Err(Error::Empty);
     }
-    labels.check_classes(side)?;
-    let (is_second, names) = match labels {
-        Labels::Num(v) => {
-            // The checks above leave finite numbers only, so `==` is the
-            // identity of a class (-0 and 0 are one, as `x + 0.0` makes
-            // them). The first value and the first other one are the
-            // candidates; a branch-free pass sees whether every row is one
-            // of them, and a third class shows as a row that is neither.
-            let first = v[0] + 0.0;
-            let other = v.iter().map(|&x| x + 0.0).find(|&x| x != first);
-            let mut distinct = vec![first];
-            if let Some(b) = other {
-                if !v.iter().fold(true, |ok, &x| ok & ((x == first) | (x == b))) {
-                    return Ok(None);
-                }
-                distinct.push(b);
+    let mut distinct: Vec<&str> = Vec::with_capacity(3);
+    for x in v {
+        if !distinct.contains(&x.as_str()) {
+            distinct.push(x);
+            if distinct.len() > 2 {
+                return Ok(None);
             }
-            distinct.sort_by(f64::total_cmp);
-            let names = distinct.iter().map(|&x| format_label(x)).collect();
-            let is_second = match distinct.get(1) {
-                Some(&second) => v.iter().map(|&x| x == second).collect(),
-                None => vec![false; v.len()],
-            };
-            (is_second, names)
         }
-        Labels::Str(v) => {
-            let mut distinct: Vec<&str> = Vec::with_capacity(3);
-            for x in v {
-                if !distinct.contains(&x.as_str()) {
-                    distinct.push(x);
-                    if distinct.len() > 2 {
-                        return Ok(None);
-                    }
-                }
-            }
-            distinct.sort_unstable();
-            let second = distinct.get(1).copied();
-            (v.iter().map(|x| Some(x.as_str()) == second).collect(), distinct.iter().map(|s| (*s).to_owned()).collect())
+    }
+    distinct.sort_unstable();
+    let second = distinct.get(1).copied();
+    Ok(Some((
+        v.iter().map(|x| Some(x.as_str()) == second).collect(),
+        distinct.iter().map(|s| (*s).to_owned()).collect(),
+    )))
+}
+
+/// [`binary_classes`] of numeric labels, borrowed.
+pub(crate) fn numeric_binary_classes(v: &[f64], side: &'static str) -> Result<Option<(Vec<bool>, Vec<String>)>> {
+    if v.is_empty() {
+        return Err(Error::Empty);
+    }
+    check_numeric_classes(v, side)?;
+    // The check leaves finite numbers only, so `==` is the identity of a
+    // class (-0 and 0 are one, as `x + 0.0` makes them). The first value
+    // and the first other one are the candidates; a branch-free pass sees
+    // whether every row is one of them, and a third class shows as a row
+    // that is neither.
+    let first = v[0] + 0.0;
+    let other = v.iter().map(|&x| x + 0.0).find(|&x| x != first);
+    let mut distinct = vec![first];
+    if let Some(b) = other {
+        if !v.iter().fold(true, |ok, &x| ok & ((x == first) | (x == b))) {
+            return Ok(None);
         }
+        distinct.push(b);
+    }
+    distinct.sort_by(f64::total_cmp);
+    let names = distinct.iter().map(|&x| format_label(x)).collect();
+    let is_second = match distinct.get(1) {
+        Some(&second) => v.iter().map(|&x| x == second).collect(),
+        None => vec![false; v.len()],
     };
     Ok(Some((is_second, names)))
 }

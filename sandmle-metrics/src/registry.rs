@@ -159,6 +159,22 @@ impl StandardMetric {
         self.evaluate_columns(&columns(truth), &columns(pred))
     }
 
+    /// The answers' prediction columns scored against themselves, as a
+    /// grader's check asks (a metric that cannot score its own answers
+    /// cannot score any submission): [`StandardMetric::evaluate_columns`]
+    /// of `truth` on both sides. ROC AUC on a numeric column is known once
+    /// its inputs pass the same checks (1: the positive rows are those of
+    /// the greater score), so its million-row sort is skipped.
+    ///
+    /// # Errors
+    /// As [`StandardMetric::evaluate_columns`].
+    pub fn self_score(&self, truth: &[&Column]) -> Result<f64> {
+        match truth {
+            [Column::Numeric(v)] if self.checked.info.name == "roc_auc" => auc::roc_auc_of_itself(v),
+            _ => self.evaluate_columns(truth, truth),
+        }
+    }
+
     /// [`StandardMetric::evaluate`] on borrowed columns, in the same order
     /// on both sides: a caller holding the answers' table scores its
     /// prediction columns without copying them into a table of their own.
@@ -262,6 +278,33 @@ mod tests {
         }
         for (name, _) in SCORERS {
             assert!(sandmle_core::metric_info(name).is_some(), "{name} is not in the catalogue");
+        }
+    }
+
+    /// The answers' self-score skips ROC AUC's sort, never its verdict:
+    /// the same value or the same error as scoring the column against
+    /// itself, for every metric and every kind of answers.
+    #[test]
+    fn self_scores_are_the_answers_scored_against_themselves() {
+        let columns = [
+            Column::Numeric(vec![0.0, 1.0, 1.0, 0.0]),
+            Column::Numeric(vec![-0.0, 3.0, 0.0]),
+            Column::Numeric(vec![1.0, 1.0, 1.0]),
+            Column::Numeric(vec![0.0, 1.0, 2.0]),
+            Column::Numeric(vec![0.0, f64::NAN, 1.0]),
+            Column::Numeric(vec![0.0, 0.5, 1.0]),
+            Column::Numeric(vec![]),
+            Column::text([Some("1"), Some("0"), Some("1")]),
+            Column::text([Some("10"), Some("9")]),
+            Column::text([Some("yes"), Some("no")]),
+        ];
+        for name in ["roc_auc", "rmse", "log_loss", "accuracy"] {
+            let metric = StandardMetric::named(name).unwrap();
+            for c in &columns {
+                let (fast, full) = (metric.self_score(&[c]), metric.evaluate_columns(&[c], &[c]));
+                let show = |r: Result<f64>| r.map(f64::to_bits).map_err(|e| e.to_string());
+                assert_eq!(show(fast), show(full), "{name} on {c:?}");
+            }
         }
     }
 
