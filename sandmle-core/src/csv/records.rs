@@ -64,28 +64,31 @@ fn zero_bytes(x: u64) -> u64 {
     !(((x & LOW7) + LOW7) | x | LOW7)
 }
 
-/// The positions of commas and `\n`, in order, then `data.len()`: eight
-/// bytes at a time (fields are short, so delimiters are dense and a
-/// per-match search would restart every few bytes).
-fn delimiters(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
+/// Calls `f` with the position of every comma and `\n`, in order, then
+/// with `data.len()`: eight bytes at a time (fields are short, so
+/// delimiters are dense and a per-match search would restart every few
+/// bytes), in one loop with no iterator state between calls.
+#[inline]
+fn each_delimiter<E>(data: &[u8], mut f: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
     const COMMAS: u64 = 0x2c2c_2c2c_2c2c_2c2c;
     const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
     let words = data.chunks_exact(8);
     let tail = words.remainder();
     let at_tail = data.len() - tail.len();
-    let in_words = words.enumerate().flat_map(|(w, word)| {
+    for (w, word) in words.enumerate() {
         let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
         let mut mask = zero_bytes(x ^ COMMAS) | zero_bytes(x ^ NEWLINES);
-        std::iter::from_fn(move || {
-            (mask != 0).then(|| {
-                let i = w * 8 + (mask.trailing_zeros() / 8) as usize;
-                mask &= mask - 1;
-                i
-            })
-        })
-    });
-    let in_tail = tail.iter().enumerate().filter(|(_, b)| matches!(b, b',' | b'\n')).map(move |(i, _)| at_tail + i);
-    in_words.chain(in_tail).chain(std::iter::once(data.len()))
+        while mask != 0 {
+            f(w * 8 + (mask.trailing_zeros() / 8) as usize)?;
+            mask &= mask - 1;
+        }
+    }
+    for (i, b) in tail.iter().enumerate() {
+        if matches!(b, b',' | b'\n') {
+            f(at_tail + i)?;
+        }
+    }
+    f(data.len())
 }
 
 /// The direct split: one pass over the commas and line ends.
@@ -93,11 +96,11 @@ fn each_simple<E>(data: &[u8], mut f: impl FnMut(Record<'_>) -> Result<(), E>) -
     let mut bounds: Vec<Range<usize>> = Vec::new();
     let (mut start, mut field, mut line) = (0usize, 0usize, 1u64);
     let mut header = true;
-    for i in delimiters(data) {
+    each_delimiter(data, |i| {
         if data.get(i) == Some(&b',') {
             bounds.push(field - start..i - start);
             field = i + 1;
-            continue;
+            return Ok(());
         }
         let end = if i > start && data[i - 1] == b'\r' { i - 1 } else { i };
         if end > start {
@@ -111,8 +114,8 @@ fn each_simple<E>(data: &[u8], mut f: impl FnMut(Record<'_>) -> Result<(), E>) -
         bounds.clear();
         (start, field) = (i + 1, i + 1);
         line += 1;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The CSV reader's records after the header.
@@ -200,7 +203,13 @@ mod tests {
                 }
                 let want: Vec<usize> =
                     (0..len).filter(|&i| matches!(data[i], b',' | b'\n')).chain(std::iter::once(len)).collect();
-                assert_eq!(delimiters(&data).collect::<Vec<_>>(), want, "{len} {fill}");
+                let mut found = Vec::new();
+                each_delimiter::<()>(&data, |i| {
+                    found.push(i);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(found, want, "{len} {fill}");
             }
         }
     }
