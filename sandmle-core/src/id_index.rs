@@ -71,6 +71,14 @@ fn runs(packed: &[u64], row_bits: u32) -> impl Iterator<Item = (usize, usize)> +
     })
 }
 
+/// Up to 8 bytes as one little-endian word, zero-padded.
+#[inline]
+fn word(b: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..b.len()].copy_from_slice(b);
+    u64::from_le_bytes(buf)
+}
+
 /// A fast, well-mixed hash of bytes: the bytes folded into one word (ids
 /// of up to 16 bytes, most ids, as two overlapping 8-byte words read
 /// without a loop; longer ones 8 bytes at a time), then MurmurHash3's
@@ -79,11 +87,6 @@ fn runs(packed: &[u64], row_bits: u32) -> impl Iterator<Item = (usize, usize)> +
 #[inline]
 fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let word = |b: &[u8]| {
-        let mut buf = [0u8; 8];
-        buf[..b.len()].copy_from_slice(b);
-        u64::from_le_bytes(buf)
-    };
     let n = bytes.len();
     let fold = |h: u64, w: u64| (h ^ w).wrapping_mul(K).rotate_left(29);
     let mut h = n as u64;
@@ -113,11 +116,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    let word = |s: &[u8]| {
-        let mut buf = [0u8; 8];
-        buf[..s.len()].copy_from_slice(s);
-        u64::from_le_bytes(buf)
-    };
     match n {
         0..=8 => word(a) == word(b),
         9..=16 => word(&a[..8]) == word(&b[..8]) && word(&a[n - 8..]) == word(&b[n - 8..]),
@@ -194,8 +192,9 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
     /// count, an id the index lacks, one given twice, or an `id_at` that is
     /// `None`).
     ///
-    /// The ids are hashed, sorted and walked beside the index; every pair is
-    /// then compared exactly, in the indexed rows' order.
+    /// The ids are hashed, sorted and walked beside the index, which pairs
+    /// each with an indexed row; every pair is then compared exactly, going
+    /// down the column.
     pub fn align<'a>(&self, n: usize, id_at: impl Fn(usize) -> Option<&'a [u8]>) -> Option<Vec<usize>> {
         if n != self.packed.len() || n != self.keys.len() {
             return None;
@@ -206,9 +205,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             theirs.push(pack(hash(id_at(j)?), j, rb));
         }
         theirs.sort_unstable();
-        // `order[i]`: the column's row holding indexed row `i`'s id;
-        // `by_theirs[j]`: the indexed row the column's row `j` was matched to.
-        let mut order = vec![usize::MAX; n];
+        // `by_theirs[j]`: the indexed row the column's row `j` is paired with.
         let mut by_theirs = vec![usize::MAX; n];
         let mut k = 0;
         while k < n {
@@ -218,9 +215,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                 return None;
             }
             if end - k == 1 {
-                let (row, j) = (self.row(self.packed[k]), self.row(theirs[k]));
-                order[row] = j;
-                by_theirs[j] = row;
+                by_theirs[self.row(theirs[k])] = self.row(self.packed[k]);
             } else {
                 // Ids whose hashes collide: matched by value.
                 let mut left: Vec<usize> = theirs[k..end].iter().map(|&p| self.row(p)).collect();
@@ -229,9 +224,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                     let at = left
                         .iter()
                         .position(|&j| id_at(j).is_some_and(|id| Some(id) == self.id(row).map(str::as_bytes)))?;
-                    let j = left.swap_remove(at);
-                    order[row] = j;
-                    by_theirs[j] = row;
+                    by_theirs[left.swap_remove(at)] = row;
                 }
             }
             k = end;
@@ -241,7 +234,9 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
         // read in order, the indexed ones at random. Blocks of indexed ids
         // are located, and their first bytes read, before any is compared:
         // those reads do not wait on one another, and the processor
-        // overlaps their cache misses.
+        // overlaps their cache misses. `order[i]`: the column's row holding
+        // indexed row `i`'s id.
+        let mut order = vec![usize::MAX; n];
         const BLOCK: usize = 32;
         let mut ours: [&[u8]; BLOCK] = [&[]; BLOCK];
         for (b, rows) in by_theirs.chunks(BLOCK).enumerate() {
@@ -250,10 +245,12 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             }
             let touched = ours[..rows.len()].iter().fold(0u8, |acc, id| acc ^ id.first().copied().unwrap_or(0));
             std::hint::black_box(touched);
-            for (i, id) in ours[..rows.len()].iter().enumerate() {
-                if !id_at(b * BLOCK + i).is_some_and(|theirs| same_bytes(theirs, id)) {
+            for (i, (id, &row)) in ours.iter().zip(rows).enumerate() {
+                let j = b * BLOCK + i;
+                if !id_at(j).is_some_and(|theirs| same_bytes(theirs, id)) {
                     return None;
                 }
+                order[row] = j;
             }
         }
         Some(order)

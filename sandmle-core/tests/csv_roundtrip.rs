@@ -28,7 +28,7 @@ fn column(rows: usize) -> impl Strategy<Value = Column> {
     prop_oneof![
         prop::collection::vec(number(), rows).prop_map(Column::Numeric),
         prop::collection::vec(prop::option::of(awkward()), rows)
-            .prop_map(|v| Column::Text(v.into_iter().map(|s| s.map(Into::into)).collect())),
+            .prop_map(|v| Column::text(v.iter().map(|s| s.as_deref()))),
         prop::collection::vec(prop::option::of(prop::sample::select(vec!["a", "b,c", "d\"e", "f\ng"])), rows)
             .prop_map(|v| Column::categorical(v.iter().map(|s| s.as_deref()))),
     ]

@@ -191,8 +191,7 @@ fn an_unlisted_file_in_prepared_is_refused() {
 
 /// The id column of `t` replaced by these ids (`None`: an empty cell).
 fn with_ids(t: &sandmle_core::Table, ids: &[Option<&str>]) -> sandmle_core::Table {
-    let mut columns =
-        vec![("id".to_string(), sandmle_core::Column::Text(ids.iter().map(|i| i.map(Into::into)).collect()))];
+    let mut columns = vec![("id".to_string(), sandmle_core::Column::text(ids.iter().copied()))];
     for n in t.names().iter().filter(|n| *n != "id") {
         columns.push((n.clone(), t.column(n).unwrap().clone()));
     }

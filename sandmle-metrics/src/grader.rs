@@ -67,7 +67,7 @@ impl StandardGrader {
         let (direction, thresholds) = (spec.task.direction, spec.thresholds.as_ref());
         let score = aligned.and_then(|prediction| {
             let truth = prediction_columns(task)?;
-            metric.evaluate_columns(&truth, &prediction.iter().map(|(_, c)| c).collect::<Vec<_>>())
+            metric.evaluate_columns(&truth, &crate::registry::columns(&prediction))
         });
         Some(match score {
             Ok(score) => Ok(GradeReport::scored(score, direction, thresholds, task.leaderboard)),

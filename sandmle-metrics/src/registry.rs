@@ -219,7 +219,8 @@ impl StandardMetric {
     }
 }
 
-fn columns(t: &Table) -> Vec<&Column> {
+/// A table's columns, in order, borrowed.
+pub(crate) fn columns(t: &Table) -> Vec<&Column> {
     t.iter().map(|(_, c)| c).collect()
 }
 

@@ -136,7 +136,7 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
     for (rank, &row) in order.iter().enumerate() {
         ids[row] = (10_000 + rank).to_string();
     }
-    env.train.set_column("id", Column::Text(ids.into_iter().map(|i| Some(i.into())).collect())).unwrap();
+    env.train.set_column("id", Column::text(ids.iter().map(|i| Some(i.as_str())))).unwrap();
     assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
 }
 
@@ -162,7 +162,7 @@ fn duplicates_with(train: [Column; 3], test: [Column; 3]) -> f64 {
                 Column::Categorical(_) => Column::Categorical(
                     sandmle_core::Categorical::from_values(values.iter().map(|v| v.as_deref())).sorted(),
                 ),
-                _ => Column::Text(values.into_iter().map(|v| v.map(Into::into)).collect()),
+                _ => Column::text(values.iter().map(|v| v.as_deref())),
             }
         }
     };
@@ -178,7 +178,7 @@ fn duplicated_rows_compare_values_not_their_encodings() {
     use sandmle_core::Categorical;
     let cat = |v: &[&str]| Column::Categorical(Categorical::from_values(v.iter().map(|s| Some(*s))));
     let num = |x: f64| Column::Numeric(vec![x]);
-    let text = |s: Option<&str>| Column::Text(vec![s.map(Into::into)]);
+    let text = |s: Option<&str>| Column::text([s]);
     // The same level under other codes, equal numbers, equal text.
     let same = duplicates_with([cat(&["a"]), num(1.5), text(Some("x"))], [cat(&["a"]), num(1.5), text(Some("x"))]);
     assert_eq!(same, 1.0);

@@ -56,9 +56,9 @@ pub fn evaluate(a: &EvaluateArgs, g: &Globals) -> Result<ExitCode, Failure> {
     bundle.spec.require_thresholds().map_err(broken)?;
     let report = StandardGrader.grade_file(&task, &a.submission_path).map_err(broken)?;
     let output = to_json(&EvaluatorOutput::new(&report))?;
-    // The process ends here: the answers (a million rows, each id its own
-    // allocation) are left to the operating system rather than freed one
-    // by one.
+    // The process ends here: the answers and their index (a million rows)
+    // are left to the operating system rather than dropped cell by cell and
+    // unmapped.
     std::mem::forget(index);
     std::mem::forget(bundle);
     if !report.valid_submission {
