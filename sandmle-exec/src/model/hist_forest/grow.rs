@@ -9,6 +9,10 @@
 //! features with more bins than the node has rows; small nodes, and those
 //! features, sort the node's rows by the candidate's bin and scan the runs
 //! of equal bins.
+//! In a class tree, a two-bin candidate (a one-hot column, a flag) is
+//! neither: its upper bin's weights are counted over the node's rows and
+//! the lower bin's are the node's totals less those; with two classes the
+//! count is one integer sum of packed weights, as are the node's totals.
 //! A tree whose nodes try every feature (forests and trees for values by
 //! default) instead keeps every feature's rows sorted by bin, sorted once
 //! and partitioned stably with the node's rows, and scans them without
@@ -16,7 +20,7 @@
 //! and then the bins in bin order, so all find the same splits: the tree
 //! does not depend on which path a node took.
 
-use super::scan::{Add, Cuts, Scan, Split};
+use super::scan::{Add, Cuts, Scan, Split, two_bin_cut};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
 use sandmle_core::SeedRng;
@@ -41,12 +45,21 @@ pub(super) struct Grower<'a> {
     /// node has rows instead of building their histograms (the same trees,
     /// faster).
     pub sort_wide: bool,
+    /// Class nodes count the weights of a two-bin candidate's upper bin
+    /// instead of building its histogram or sorting its rows (the same
+    /// trees, faster).
+    pub count_binary: bool,
     y_class: &'a [usize],
     y_value: &'a [f64],
     /// The tree's multiplicity of every training row.
     w: Vec<u32>,
     /// Per row, what it adds (set by [`Grower::grow_tree`]).
     adds: Vec<Add>,
+    /// Two classes: per row, its weight and, 32 bits up, its weight again
+    /// if its class is the second (set by [`Grower::grow_tree`]).
+    packed: Vec<u64>,
+    /// Scratch: a two-bin candidate's bins, `stride` numbers each.
+    two_bins: Vec<f64>,
     /// Scratch: per candidate, per bin, the weight then the class weights
     /// (or the weighted sum); all zero between calls.
     hist: Vec<f64>,
@@ -101,10 +114,13 @@ impl<'a> Grower<'a> {
             batch_min_rows: BATCH_MIN_ROWS,
             presort: true,
             sort_wide: true,
+            count_binary: true,
             y_class,
             y_value,
             w: Vec::new(),
             adds: Vec::new(),
+            packed: Vec::new(),
+            two_bins: vec![0.0; 2 * stride],
             hist,
             keys: Vec::new(),
             local: Vec::new(),
@@ -148,18 +164,27 @@ impl<'a> Grower<'a> {
                 }
             })
             .collect();
+        self.packed.clear();
+        if let Kind::Classes(2) = self.kind {
+            self.packed.extend(w.iter().zip(self.y_class).map(|(&w, &y)| {
+                let w = u64::from(w);
+                w | (w * u64::from(y == 1)) << 32
+            }));
+        }
         self.grow(rows, 0, 0);
     }
 
     /// Grows the node over `rows`, the tree's rows from place `at` on, and
     /// returns its index.
     fn grow(&mut self, rows: &mut [u32], at: usize, depth: u16) -> usize {
-        // Whole multiplicities: their integer sum is the f64 sum, exactly.
-        let total = rows.iter().map(|&r| u64::from(self.w[r as usize])).sum::<u64>() as f64;
+        // The node's totals, in row order; the weights are whole numbers,
+        // so their sum is exact.
+        self.totals(rows);
+        let total = self.sums[0];
         let id = self.nodes.len();
         self.nodes.push(Node::Leaf { at: 0 });
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
-        let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows) {
+        let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows, total) {
             self.best_split(rows, at, total)
         } else {
             None
@@ -182,28 +207,29 @@ impl<'a> Grower<'a> {
                 self.nodes[id] = Node::Split { feature, threshold, left, right };
             }
             None => {
+                // The totals after the weight are the leaf's sums (each
+                // added in row order from zero).
                 let start = self.leaves.len();
-                self.leaves.resize(start + self.kind.width(), 0.0);
-                let v = &mut self.leaves[start..];
-                for &r in rows.iter() {
-                    let a = self.adds[r as usize];
-                    v[a.slot - 1] += a.amount;
-                }
-                v.iter_mut().for_each(|x| *x /= total);
+                let width = self.kind.width();
+                self.leaves.extend(self.sums[1..=width].iter().map(|s| s / total));
                 self.nodes[id] = Node::Leaf { at: start };
             }
         }
         id
     }
 
-    fn pure(&self, rows: &[u32]) -> bool {
+    /// Whether the node's rows share one target, its totals in `sums`:
+    /// for classes, whether one class holds the whole weight (every row
+    /// weighs at least one).
+    fn pure(&self, rows: &[u32], total: f64) -> bool {
         match self.kind {
-            Kind::Classes(_) => rows.iter().all(|&r| self.y_class[r as usize] == self.y_class[rows[0] as usize]),
+            Kind::Classes(k) => self.sums[1..=k].contains(&total),
             Kind::Values => rows.iter().all(|&r| self.y_value[r as usize] == self.y_value[rows[0] as usize]),
         }
     }
 
-    /// The node's totals, in row order, into `sums[..stride]`.
+    /// The node's totals into `sums[..stride]`: its weight, then its class
+    /// weights or its weighted sum of values (added in row order).
     fn totals(&mut self, rows: &[u32]) {
         if let Kind::Values = self.kind {
             // One slot: the same additions, held in registers.
@@ -214,14 +240,23 @@ impl<'a> Grower<'a> {
             self.sums[..2].copy_from_slice(&[w, s]);
             return;
         }
+        if !self.packed.is_empty() {
+            // Two classes: one integer sum (see `packed`).
+            let sum: u64 = rows.iter().map(|&r| self.packed[r as usize]).sum();
+            let (weight, second) = ((sum & 0xFFFF_FFFF) as f64, (sum >> 32) as f64);
+            self.sums[..3].copy_from_slice(&[weight, weight - second, second]);
+            return;
+        }
+        // Class weights are whole numbers, so every sum is exact in any
+        // order: the weight is the sum of the class weights.
         let stride = self.stride();
         let totals = &mut self.sums[..stride];
         totals.fill(0.0);
         for &r in rows {
             let a = self.adds[r as usize];
-            totals[0] += a.weight;
             totals[a.slot] += a.amount;
         }
+        totals[0] = totals[1..].iter().sum();
     }
 
     /// The best split over `max_features` random candidates, trying further
@@ -245,21 +280,26 @@ impl<'a> Grower<'a> {
                 }
             }
         };
-        self.totals(rows);
         let batched = self.presorted.is_none() && rows.len() >= self.batch_min_rows && wanted > 1;
+        // Rows are gathered once, if a candidate sorts them: neither a
+        // counted one nor a batched node's histogram candidate does; a
+        // further feature does unless counted.
         let mut gathered = false;
+        let sorts = |g: &Self, f: usize| !g.counts(f) && g.presorted.is_none();
+        if order[..wanted].iter().any(|&f| sorts(self, f) && !(batched && self.histogram_pays(f, rows.len()))) {
+            self.gather(rows);
+            gathered = true;
+        }
         if batched {
             // A feature with more bins than the node has rows is cheaper to
             // sort than to scan bin by bin; the candidates keep their order.
             let mut listed = std::mem::take(&mut self.listed);
             listed.clear();
-            listed.extend(order[..wanted].iter().copied().filter(|&f| self.histogram_pays(f, rows.len())));
+            listed.extend(
+                order[..wanted].iter().copied().filter(|&f| !self.counts(f) && self.histogram_pays(f, rows.len())),
+            );
             if !listed.is_empty() {
                 self.batch_histograms(&listed, rows);
-            }
-            if listed.len() < wanted {
-                self.gather(rows);
-                gathered = true;
             }
             let mut c = 0;
             for &f in &order[..wanted] {
@@ -267,14 +307,12 @@ impl<'a> Grower<'a> {
                     c += 1;
                     self.scan_histogram(f, c - 1, total)
                 } else {
-                    self.split_on(f, rows, total)
+                    self.split_one(f, rows, at, total)
                 };
                 keep(s, &mut best);
             }
             self.listed = listed;
         } else {
-            self.gather(rows);
-            gathered = true;
             for &f in &order[..wanted] {
                 let s = self.split_one(f, rows, at, total);
                 keep(s, &mut best);
@@ -284,12 +322,12 @@ impl<'a> Grower<'a> {
             if best.is_some() {
                 break;
             }
-            if !gathered {
+            let j = self.rng.random_range(i..n_features);
+            order.swap(i, j);
+            if !gathered && sorts(self, order[i]) {
                 self.gather(rows);
                 gathered = true;
             }
-            let j = self.rng.random_range(i..n_features);
-            order.swap(i, j);
             let s = self.split_one(order[i], rows, at, total);
             keep(s, &mut best);
         }
@@ -317,10 +355,20 @@ impl<'a> Grower<'a> {
         }
     }
 
-    /// The best split on one feature without a histogram: over the
-    /// presorted rows, or by sorting the node's rows.
+    /// Whether the node counts feature `feature`'s upper bin rather than
+    /// scanning its rows or its histogram: a two-bin feature of a class
+    /// tree.
+    fn counts(&self, feature: usize) -> bool {
+        self.count_binary && matches!(self.kind, Kind::Classes(_)) && self.bins.edges[feature].len() == 1
+    }
+
+    /// The best split on one feature without a histogram: by counting a
+    /// two-bin feature's upper bin, over the presorted rows, or by sorting
+    /// the node's rows.
     fn split_one(&mut self, feature: usize, rows: &[u32], at: usize, total: f64) -> Option<Split> {
-        if self.presorted.is_some() {
+        if self.counts(feature) {
+            self.split_two_bins(feature, rows, total)
+        } else if self.presorted.is_some() {
             self.split_presorted(feature, at, rows.len(), total)
         } else {
             self.split_on(feature, rows, total)
@@ -361,6 +409,38 @@ impl<'a> Grower<'a> {
         }
         hist.fill(0.0);
         cut.best.split
+    }
+
+    /// The cut of a two-bin class feature: the weight and class weights of
+    /// the upper bin counted over the node's rows, the lower bin's being
+    /// the node's totals less those. Every one is a whole number, so both
+    /// bins are the ones a histogram holds, exactly, and the gain is the
+    /// one [`Cuts`] finds for them (see [`two_bin_cut`]).
+    fn split_two_bins(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
+        let stride = self.stride();
+        let codes = &self.bins.codes[feature];
+        let (lower, upper) = self.two_bins.split_at_mut(stride);
+        if self.packed.is_empty() {
+            upper.fill(0.0);
+            for &r in rows {
+                if codes[r as usize] != 0 {
+                    let a = self.adds[r as usize];
+                    upper[0] += a.weight;
+                    upper[a.slot] += a.amount;
+                }
+            }
+        } else {
+            // Two classes: the weights and the second class's weights, in
+            // one integer sum (each below 2^32), without a branch.
+            let sum: u64 = rows.iter().map(|&r| self.packed[r as usize] * u64::from(codes[r as usize])).sum();
+            let (weight, second) = ((sum & 0xFFFF_FFFF) as f64, (sum >> 32) as f64);
+            upper.copy_from_slice(&[weight, weight - second, second]);
+        }
+        let totals = &self.sums[..stride];
+        for ((l, t), u) in lower.iter_mut().zip(totals).zip(upper.iter()) {
+            *l = t - u;
+        }
+        two_bin_cut(self.p.min_samples_leaf as f64, feature, total, totals, lower, upper)
     }
 
     /// The best split of `rows` on one feature: the rows sorted by bin

@@ -207,10 +207,13 @@ struct Search {
     /// Batched nodes sort the rows of candidates with more bins than the
     /// node has rows instead of building their histograms.
     sort_wide: bool,
+    /// Class nodes count a two-bin candidate's upper bin.
+    count_binary: bool,
 }
 
 impl Search {
-    const FASTEST: Search = Search { batch_min_rows: grow::BATCH_MIN_ROWS, presort: true, sort_wide: true };
+    const FASTEST: Search =
+        Search { batch_min_rows: grow::BATCH_MIN_ROWS, presort: true, sort_wide: true, count_binary: true };
 }
 
 /// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
@@ -247,6 +250,7 @@ fn grow_trees(
             g.batch_min_rows = search.batch_min_rows;
             g.presort = search.presort;
             g.sort_wide = search.sort_wide;
+            g.count_binary = search.count_binary;
             g.grow_tree(&mut rows, &w);
             let (nodes, leaves, scratch) = g.finish();
             *hist = scratch;
@@ -394,22 +398,36 @@ mod tests {
     fn batched_histograms_and_presorted_rows_grow_the_trees_the_per_feature_scan_grows() {
         let (x, classes, values) = fixture();
         let bins = Bins::fit(&x);
-        for (kind, max_features) in [(Kind::Classes(3), 2), (Kind::Classes(3), 5), (Kind::Values, 5), (Kind::Values, 1)]
-        {
-            let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
-            let grow = |batch_min_rows, presort, sort_wide| {
-                let search = Search { batch_min_rows, presort, sort_wide };
+        // Two classes take the packed count of two-bin features.
+        let two: Vec<usize> = classes.iter().map(|&c| usize::from(c > 0)).collect();
+        let cases = [
+            (Kind::Classes(3), 2),
+            (Kind::Classes(3), 5),
+            (Kind::Classes(2), 2),
+            (Kind::Classes(2), 5),
+            (Kind::Values, 5),
+            (Kind::Values, 1),
+        ];
+        for (kind, max_features) in cases {
+            let y_class = if let Kind::Classes(2) = kind { &two } else { &classes };
+            let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
+            let grow = |batch_min_rows, presort, sort_wide, count_binary| {
+                let search = Search { batch_min_rows, presort, sort_wide, count_binary };
                 grow_trees(&training, params(max_features), 7, None, search).unwrap()
             };
-            let scan = grow(usize::MAX, false, true);
+            let scan = grow(usize::MAX, false, true, false);
             assert!(scan.iter().all(|t| t.nodes.len() > 20), "the fixture grows real trees");
             // Features 0 and 1 have more bins than most nodes have rows,
-            // features 2-4 at most four.
-            assert_eq!(scan, grow(0, false, false), "{max_features} features: every node batched, every histogram");
-            assert_eq!(scan, grow(0, false, true), "{max_features} features: every node batched, wide ones sorted");
-            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, false, true), "{max_features} features: large nodes batched");
-            // Presorted rows (taken when every feature is tried).
-            assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, true, true), "{max_features} features: presorted");
+            // features 2-4 at most four, feature 3 two.
+            for count in [false, true] {
+                let case = format!("{max_features} features, two-bin counts {count}");
+                assert_eq!(scan, grow(usize::MAX, false, true, count), "{case}: every node sorted");
+                assert_eq!(scan, grow(0, false, false, count), "{case}: every node batched, every histogram");
+                assert_eq!(scan, grow(0, false, true, count), "{case}: every node batched, wide ones sorted");
+                assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, false, true, count), "{case}: large nodes batched");
+                // Presorted rows (taken when every feature is tried).
+                assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, true, true, count), "{case}: presorted");
+            }
         }
         // Without bootstrap (a decision tree), every row once.
         for kind in [Kind::Classes(3), Kind::Values] {
