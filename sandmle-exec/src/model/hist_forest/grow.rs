@@ -9,10 +9,13 @@
 //! features with more bins than the node has rows; small nodes, and those
 //! features, sort the node's rows by the candidate's bin and scan the runs
 //! of equal bins.
-//! In a class tree, a two-bin candidate (a one-hot column, a flag) is
-//! neither: its upper bin's weights are counted over the node's rows and
-//! the lower bin's are the node's totals less those; with two classes the
-//! count is one integer sum of packed weights, as are the node's totals.
+//! Class trees count in integers instead. A two-bin candidate (a one-hot
+//! column, a flag) has its upper bin's weights counted over the node's
+//! rows, the lower bin's being the node's totals less those. With two
+//! classes, a row's weight and its second-class weight are packed in one
+//! integer, so the node's totals, a two-bin count and any other
+//! candidate's histogram (one integer sum per bin, wide or not, small node
+//! or large) are each one integer addition per row.
 //! A tree whose nodes try every feature (forests and trees for values by
 //! default) instead keeps every feature's rows sorted by bin, sorted once
 //! and partitioned stably with the node's rows, and scans them without
@@ -20,7 +23,7 @@
 //! and then the bins in bin order, so all find the same splits: the tree
 //! does not depend on which path a node took.
 
-use super::scan::{Add, Cuts, Scan, Split, two_bin_cut};
+use super::scan::{Add, Cuts, Scan, Split, packed_cut, two_bin_cut};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
 use sandmle_core::SeedRng;
@@ -60,6 +63,8 @@ pub(super) struct Grower<'a> {
     packed: Vec<u64>,
     /// Scratch: a two-bin candidate's bins, `stride` numbers each.
     two_bins: Vec<f64>,
+    /// Scratch: a two-class histogram of packed weights.
+    packed_hist: Box<[u64; MAX_BINS + 1]>,
     /// Scratch: per candidate, per bin, the weight then the class weights
     /// (or the weighted sum); all zero between calls.
     hist: Vec<f64>,
@@ -121,6 +126,7 @@ impl<'a> Grower<'a> {
             adds: Vec::new(),
             packed: Vec::new(),
             two_bins: vec![0.0; 2 * stride],
+            packed_hist: Box::new([0; MAX_BINS + 1]),
             hist,
             keys: Vec::new(),
             local: Vec::new(),
@@ -355,19 +361,25 @@ impl<'a> Grower<'a> {
         }
     }
 
-    /// Whether the node counts feature `feature`'s upper bin rather than
-    /// scanning its rows or its histogram: a two-bin feature of a class
-    /// tree.
+    /// Whether the node counts feature `feature`'s weights in integers
+    /// rather than sorting its rows or building a histogram of floats: a
+    /// two-bin feature of a class tree, and with two classes any feature
+    /// (but where rows are presorted).
     fn counts(&self, feature: usize) -> bool {
-        self.count_binary && matches!(self.kind, Kind::Classes(_)) && self.bins.edges[feature].len() == 1
+        self.count_binary
+            && matches!(self.kind, Kind::Classes(_))
+            && (self.bins.edges[feature].len() == 1 || (!self.packed.is_empty() && self.presorted.is_none()))
     }
 
-    /// The best split on one feature without a histogram: by counting a
-    /// two-bin feature's upper bin, over the presorted rows, or by sorting
-    /// the node's rows.
+    /// The best split on one feature without a histogram of floats: by
+    /// counting a two-bin feature's upper bin, a two-class histogram of
+    /// packed weights, over the presorted rows, or by sorting the node's
+    /// rows.
     fn split_one(&mut self, feature: usize, rows: &[u32], at: usize, total: f64) -> Option<Split> {
-        if self.counts(feature) {
+        if self.counts(feature) && self.bins.edges[feature].len() == 1 {
             self.split_two_bins(feature, rows, total)
+        } else if self.counts(feature) {
+            self.split_packed(feature, rows, total)
         } else if self.presorted.is_some() {
             self.split_presorted(feature, at, rows.len(), total)
         } else {
@@ -441,6 +453,20 @@ impl<'a> Grower<'a> {
             *l = t - u;
         }
         two_bin_cut(self.p.min_samples_leaf as f64, feature, total, totals, lower, upper)
+    }
+
+    /// The best split on one feature of a two-class node: a histogram of
+    /// the rows' packed weights, one integer sum per bin, scanned by
+    /// [`packed_cut`].
+    fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
+        let n_bins = self.bins.edges[feature].len() + 1;
+        let codes = &self.bins.codes[feature];
+        let hist = &mut self.packed_hist;
+        hist[..n_bins].fill(0);
+        for &r in rows {
+            hist[usize::from(codes[r as usize])] += self.packed[r as usize];
+        }
+        packed_cut(&hist[..n_bins], self.p.min_samples_leaf as f64, feature, total, &self.sums[..3])
     }
 
     /// The best split of `rows` on one feature: the rows sorted by bin

@@ -266,6 +266,35 @@ pub(super) fn two_bin_cut(
     Some((feature, 0, 1, raw / total))
 }
 
+/// The best cut over a two-class node's histogram of packed weights
+/// (`hist[b]`: bin `b`'s weight and, 32 bits up, its second class's
+/// weight; `totals` the node's weight and class weights), between
+/// consecutive occupied bins in bin order, as [`Cuts`] finds it: the
+/// integer sums are its whole-number sums, so each cut's sums of squares
+/// are the ones [`Cuts`] keeps bin by bin, exactly, and its gain the same
+/// expression of the same numbers.
+pub(super) fn packed_cut(hist: &[u64], min_leaf: f64, feature: usize, total: f64, totals: &[f64]) -> Option<Split> {
+    let parent = purity(Kind::Classes(2), totals);
+    let (mut left, mut last, mut best) = (0u64, None, Best::default());
+    for (b, &h) in hist.iter().enumerate() {
+        if h == 0 {
+            continue;
+        }
+        if let Some(last) = last {
+            let (lw, l1) = ((left & 0xFFFF_FFFF) as f64, (left >> 32) as f64);
+            let rw = totals[0] - lw;
+            if lw >= min_leaf && rw >= min_leaf {
+                let (l0, r0, r1) = (lw - l1, totals[1] - (lw - l1), totals[2] - l1);
+                let raw = (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - parent;
+                best.offer(raw, total, (feature, last, b as u8));
+            }
+        }
+        left += h;
+        last = Some(b as u8);
+    }
+    best.split
+}
+
 /// Weighted purity: the sum of squared class weights over the weight
 /// (Gini), or the squared sum over the weight (variance); higher is purer.
 fn purity(kind: Kind, s: &[f64]) -> f64 {
@@ -281,6 +310,51 @@ fn purity(kind: Kind, s: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Random two-class histograms (empty bins, one-row bins, a leaf
+    /// minimum of 1 or 3): the packed scan and the two-bin cut find what
+    /// [`Cuts`] finds, to the bit.
+    #[test]
+    fn packed_and_two_bin_cuts_are_the_cuts_of_the_float_histogram() {
+        let mut state = 11u64;
+        let mut next = |m: u64| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % m
+        };
+        let mut sums = vec![0.0; 9];
+        for case in 0..2_000 {
+            let n_bins = [2, 3, 17, 256][case % 4];
+            let min_leaf = [1, 3][case % 2];
+            // Per bin: (first class, second class) weights.
+            let bins: Vec<(u64, u64)> = (0..n_bins)
+                .map(|_| if next(3) == 0 { (0, 0) } else { (next(4) * next(30), next(4) * next(30)) })
+                .collect();
+            let (c0, c1) = bins.iter().fold((0, 0), |(a, b), &(x, y)| (a + x, b + y));
+            if c0 + c1 == 0 {
+                continue;
+            }
+            let totals = [(c0 + c1) as f64, c0 as f64, c1 as f64];
+            sums[..3].copy_from_slice(&totals);
+            let mut cuts = Cuts::new(Kind::Classes(2), min_leaf, 4, totals[0], &mut sums);
+            for (b, &(x, y)) in bins.iter().enumerate() {
+                if x + y != 0 {
+                    cuts.add_bin(b as u8, &[(x + y) as f64, x as f64, y as f64]);
+                }
+            }
+            let expected = cuts.best.split;
+            let packed: Vec<u64> = bins.iter().map(|&(x, y)| (x + y) | y << 32).collect();
+            let found = packed_cut(&packed, min_leaf as f64, 4, totals[0], &totals);
+            let bits = |s: Option<Split>| s.map(|(f, l, r, g)| (f, l, r, g.to_bits()));
+            assert_eq!(bits(found), bits(expected), "case {case}");
+            if n_bins == 2 {
+                let (x, y) = bins[0];
+                let lower = [(x + y) as f64, x as f64, y as f64];
+                let upper = [totals[0] - lower[0], totals[1] - lower[1], totals[2] - lower[2]];
+                let two = two_bin_cut(min_leaf as f64, 4, totals[0], &totals, &lower, &upper);
+                assert_eq!(bits(two), bits(expected), "case {case}");
+            }
+        }
+    }
 
     #[test]
     fn four_lane_square_changes_equal_one_chain_through_the_classes() {
