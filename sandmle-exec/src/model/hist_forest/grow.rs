@@ -9,13 +9,13 @@
 //! features with more bins than the node has rows; small nodes, and those
 //! features, sort the node's rows by the candidate's bin and scan the runs
 //! of equal bins.
-//! Class trees count in integers instead. A two-bin candidate (a one-hot
-//! column, a flag) has its upper bin's weights counted over the node's
-//! rows, the lower bin's being the node's totals less those. With two
-//! classes, a row's weight and its second-class weight are packed in one
-//! integer, so the node's totals, a two-bin count and any other
-//! candidate's histogram (one integer sum per bin, wide or not, small node
-//! or large) are each one integer addition per row.
+//! Class trees count in integers instead where they can. A two-bin
+//! candidate (a one-hot column, a flag) has its upper bin's weights
+//! counted over the node's rows, the lower bin's being the node's totals
+//! less those. With two classes, a row's weight and its second-class
+//! weight are packed in one integer, so the node's totals, a two-bin count
+//! and any other candidate's histogram (one integer sum per bin, wide or
+//! not, small node or large) are each one integer addition per row.
 //! A tree whose nodes try every feature (forests and trees for values by
 //! default) instead keeps every feature's rows sorted by bin, sorted once
 //! and partitioned stably with the node's rows, and scans them without
@@ -48,8 +48,9 @@ pub(super) struct Grower<'a> {
     /// node has rows instead of building their histograms (the same trees,
     /// faster).
     pub sort_wide: bool,
-    /// Class nodes count the weights of a two-bin candidate's upper bin
-    /// instead of building its histogram or sorting its rows (the same
+    /// Class nodes count in integers: a two-bin candidate's upper bin, and
+    /// with two classes every candidate's histogram of packed weights,
+    /// instead of building histograms of floats or sorting rows (the same
     /// trees, faster).
     pub count_binary: bool,
     y_class: &'a [usize],
@@ -171,7 +172,7 @@ impl<'a> Grower<'a> {
             })
             .collect();
         self.packed.clear();
-        if let Kind::Classes(2) = self.kind {
+        if let (Kind::Classes(2), true) = (self.kind, self.count_binary) {
             self.packed.extend(w.iter().zip(self.y_class).map(|(&w, &y)| {
                 let w = u64::from(w);
                 w | (w * u64::from(y == 1)) << 32

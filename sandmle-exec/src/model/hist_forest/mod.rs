@@ -207,7 +207,8 @@ struct Search {
     /// Batched nodes sort the rows of candidates with more bins than the
     /// node has rows instead of building their histograms.
     sort_wide: bool,
-    /// Class nodes count a two-bin candidate's upper bin.
+    /// Class nodes count a two-bin candidate's upper bin, and with two
+    /// classes every candidate's histogram in packed integers.
     count_binary: bool,
 }
 

@@ -2,6 +2,11 @@
 //! occupied bins, from a histogram ([`Cuts`], large nodes) or from a
 //! small node's rows sorted by bin ([`Scan`]). Both add each bin's numbers
 //! in row order and the bins in bin order, so they find the same cut.
+//! Class trees' sums are whole numbers (bootstrap multiplicities), and
+//! with fewer than 2^26 training rows every sum of squared class weights
+//! is exact too, so [`packed_cut`] (a two-class histogram of integers) and
+//! [`two_bin_cut`] (a two-bin feature) find the same cuts from integer
+//! counts.
 
 use super::Kind;
 
