@@ -9,13 +9,8 @@
 //! features with more bins than the node has rows; small nodes, and those
 //! features, sort the node's rows by the candidate's bin and scan the runs
 //! of equal bins.
-//! Class trees count in integers instead where they can. A two-bin
-//! candidate (a one-hot column, a flag) has its upper bin's weights
-//! counted over the node's rows, the lower bin's being the node's totals
-//! less those. With two classes, a row's weight and its second-class
-//! weight are packed in one integer, so the node's totals, a two-bin count
-//! and any other candidate's histogram (one integer sum per bin, wide or
-//! not, small node or large) are each one integer addition per row.
+//! Class trees count in integers instead where they can ([`count`]):
+//! a two-bin candidate's upper bin, and with two classes every histogram.
 //! A tree whose nodes try every feature (forests and trees for values by
 //! default) instead keeps every feature's rows sorted by bin, sorted once
 //! and partitioned stably with the node's rows, and scans them without
@@ -23,7 +18,9 @@
 //! and then the bins in bin order, so all find the same splits: the tree
 //! does not depend on which path a node took.
 
-use super::scan::{Add, Cuts, Scan, Split, packed_cut, two_bin_cut};
+mod count;
+
+use super::scan::{Add, Cuts, Scan, Split, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
 use sandmle_core::SeedRng;
@@ -59,8 +56,8 @@ pub(super) struct Grower<'a> {
     w: Vec<u32>,
     /// Per row, what it adds (set by [`Grower::grow_tree`]).
     adds: Vec<Add>,
-    /// Two classes: per row, its weight and, 32 bits up, its weight again
-    /// if its class is the second (set by [`Grower::grow_tree`]).
+    /// Two classes: per row, its weight and its second-class weight in one
+    /// integer ([`scan::pack`](super::scan::pack), set by [`Grower::grow_tree`]).
     packed: Vec<u64>,
     /// Scratch: a two-bin candidate's bins, `stride` numbers each.
     two_bins: Vec<f64>,
@@ -171,13 +168,7 @@ impl<'a> Grower<'a> {
                 }
             })
             .collect();
-        self.packed.clear();
-        if let (Kind::Classes(2), true) = (self.kind, self.count_binary) {
-            self.packed.extend(w.iter().zip(self.y_class).map(|(&w, &y)| {
-                let w = u64::from(w);
-                w | (w * u64::from(y == 1)) << 32
-            }));
-        }
+        self.pack_rows();
         self.grow(rows, 0, 0);
     }
 
@@ -250,8 +241,7 @@ impl<'a> Grower<'a> {
         if !self.packed.is_empty() {
             // Two classes: one integer sum (see `packed`).
             let sum: u64 = rows.iter().map(|&r| self.packed[r as usize]).sum();
-            let (weight, second) = ((sum & 0xFFFF_FFFF) as f64, (sum >> 32) as f64);
-            self.sums[..3].copy_from_slice(&[weight, weight - second, second]);
+            self.sums[..3].copy_from_slice(&unpack(sum));
             return;
         }
         // Class weights are whole numbers, so every sum is exact in any
@@ -362,25 +352,13 @@ impl<'a> Grower<'a> {
         }
     }
 
-    /// Whether the node counts feature `feature`'s weights in integers
-    /// rather than sorting its rows or building a histogram of floats: a
-    /// two-bin feature of a class tree, and with two classes any feature
-    /// (but where rows are presorted).
-    fn counts(&self, feature: usize) -> bool {
-        self.count_binary
-            && matches!(self.kind, Kind::Classes(_))
-            && (self.bins.edges[feature].len() == 1 || (!self.packed.is_empty() && self.presorted.is_none()))
-    }
-
     /// The best split on one feature without a histogram of floats: by
     /// counting a two-bin feature's upper bin, a two-class histogram of
     /// packed weights, over the presorted rows, or by sorting the node's
     /// rows.
     fn split_one(&mut self, feature: usize, rows: &[u32], at: usize, total: f64) -> Option<Split> {
-        if self.counts(feature) && self.bins.edges[feature].len() == 1 {
-            self.split_two_bins(feature, rows, total)
-        } else if self.counts(feature) {
-            self.split_packed(feature, rows, total)
+        if self.counts(feature) {
+            self.split_counted(feature, rows, total)
         } else if self.presorted.is_some() {
             self.split_presorted(feature, at, rows.len(), total)
         } else {
@@ -422,52 +400,6 @@ impl<'a> Grower<'a> {
         }
         hist.fill(0.0);
         cut.best.split
-    }
-
-    /// The cut of a two-bin class feature: the weight and class weights of
-    /// the upper bin counted over the node's rows, the lower bin's being
-    /// the node's totals less those. Every one is a whole number, so both
-    /// bins are the ones a histogram holds, exactly, and the gain is the
-    /// one [`Cuts`] finds for them (see [`two_bin_cut`]).
-    fn split_two_bins(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
-        let stride = self.stride();
-        let codes = &self.bins.codes[feature];
-        let (lower, upper) = self.two_bins.split_at_mut(stride);
-        if self.packed.is_empty() {
-            upper.fill(0.0);
-            for &r in rows {
-                if codes[r as usize] != 0 {
-                    let a = self.adds[r as usize];
-                    upper[0] += a.weight;
-                    upper[a.slot] += a.amount;
-                }
-            }
-        } else {
-            // Two classes: the weights and the second class's weights, in
-            // one integer sum (each below 2^32), without a branch.
-            let sum: u64 = rows.iter().map(|&r| self.packed[r as usize] * u64::from(codes[r as usize])).sum();
-            let (weight, second) = ((sum & 0xFFFF_FFFF) as f64, (sum >> 32) as f64);
-            upper.copy_from_slice(&[weight, weight - second, second]);
-        }
-        let totals = &self.sums[..stride];
-        for ((l, t), u) in lower.iter_mut().zip(totals).zip(upper.iter()) {
-            *l = t - u;
-        }
-        two_bin_cut(self.p.min_samples_leaf as f64, feature, total, totals, lower, upper)
-    }
-
-    /// The best split on one feature of a two-class node: a histogram of
-    /// the rows' packed weights, one integer sum per bin, scanned by
-    /// [`packed_cut`].
-    fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
-        let n_bins = self.bins.edges[feature].len() + 1;
-        let codes = &self.bins.codes[feature];
-        let hist = &mut self.packed_hist;
-        hist[..n_bins].fill(0);
-        for &r in rows {
-            hist[usize::from(codes[r as usize])] += self.packed[r as usize];
-        }
-        packed_cut(&hist[..n_bins], self.p.min_samples_leaf as f64, feature, total, &self.sums[..3])
     }
 
     /// The best split of `rows` on one feature: the rows sorted by bin

@@ -399,7 +399,7 @@ mod tests {
     fn batched_histograms_and_presorted_rows_grow_the_trees_the_per_feature_scan_grows() {
         let (x, classes, values) = fixture();
         let bins = Bins::fit(&x);
-        // Two classes take the packed count of two-bin features.
+        // Two classes take the packed integer counts.
         let two: Vec<usize> = classes.iter().map(|&c| usize::from(c > 0)).collect();
         let cases = [
             (Kind::Classes(3), 2),
@@ -421,7 +421,7 @@ mod tests {
             // Features 0 and 1 have more bins than most nodes have rows,
             // features 2-4 at most four, feature 3 two.
             for count in [false, true] {
-                let case = format!("{max_features} features, two-bin counts {count}");
+                let case = format!("{max_features} features, integer counts {count}");
                 assert_eq!(scan, grow(usize::MAX, false, true, count), "{case}: every node sorted");
                 assert_eq!(scan, grow(0, false, false, count), "{case}: every node batched, every histogram");
                 assert_eq!(scan, grow(0, false, true, count), "{case}: every node batched, wide ones sorted");

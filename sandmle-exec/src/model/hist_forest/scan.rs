@@ -271,6 +271,22 @@ pub(super) fn two_bin_cut(
     Some((feature, 0, 1, raw / total))
 }
 
+/// A row of weight `w` packed for a two-class tree: the weight, and 32
+/// bits up the weight again if the row's class is the second. A node's
+/// weights sum below 2^32 (at most the training rows, `u32` indices), so
+/// sums of packed rows never carry from one half into the other.
+pub(super) fn pack(w: u32, second: bool) -> u64 {
+    let w = u64::from(w);
+    w | (w * u64::from(second)) << 32
+}
+
+/// A sum of packed rows as a bin of [`Cuts`]: the weight, then the
+/// first and the second class's weights.
+pub(super) fn unpack(sum: u64) -> [f64; 3] {
+    let (weight, second) = ((sum & 0xFFFF_FFFF) as f64, (sum >> 32) as f64);
+    [weight, weight - second, second]
+}
+
 /// The best cut over a two-class node's histogram of packed weights
 /// (`hist[b]`: bin `b`'s weight and, 32 bits up, its second class's
 /// weight; `totals` the node's weight and class weights), between
@@ -286,10 +302,10 @@ pub(super) fn packed_cut(hist: &[u64], min_leaf: f64, feature: usize, total: f64
             continue;
         }
         if let Some(last) = last {
-            let (lw, l1) = ((left & 0xFFFF_FFFF) as f64, (left >> 32) as f64);
+            let [lw, l0, l1] = unpack(left);
             let rw = totals[0] - lw;
             if lw >= min_leaf && rw >= min_leaf {
-                let (l0, r0, r1) = (lw - l1, totals[1] - (lw - l1), totals[2] - l1);
+                let (r0, r1) = (totals[1] - l0, totals[2] - l1);
                 let raw = (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - parent;
                 best.offer(raw, total, (feature, last, b as u8));
             }

@@ -1,0 +1,89 @@
+//! The integer counts of a class tree's split search.
+//!
+//! Bootstrap weights are whole numbers, so a class tree's sums are exact
+//! in any order and can be kept in integers. A two-bin candidate (a
+//! one-hot column, a flag) has its upper bin's weights counted over the
+//! node's rows, the lower bin's being the node's totals less those. With
+//! two classes, a row's weight and its second-class weight are packed in
+//! one `u64` ([`pack`]): the node's totals, a two-bin count and any other
+//! candidate's histogram are then one integer addition per row. The cuts
+//! are found by [`two_bin_cut`] and [`packed_cut`], which find what
+//! [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for the same bins.
+
+use crate::model::hist_forest::scan::{Split, pack, packed_cut, two_bin_cut, unpack};
+use crate::model::hist_forest::{Kind, grow::Grower};
+
+impl Grower<'_> {
+    /// Packs the tree's rows when it has two classes and counts (else
+    /// leaves `packed` empty).
+    pub(super) fn pack_rows(&mut self) {
+        self.packed.clear();
+        if let (Kind::Classes(2), true) = (self.kind, self.count_binary) {
+            self.packed.extend(self.w.iter().zip(self.y_class).map(|(&w, &y)| pack(w, y == 1)));
+        }
+    }
+
+    /// Whether the node counts feature `feature`'s weights in integers
+    /// rather than sorting its rows or building a histogram of floats: a
+    /// two-bin feature of a class tree, and with two classes any feature
+    /// (but where rows are presorted).
+    pub(super) fn counts(&self, feature: usize) -> bool {
+        self.count_binary
+            && matches!(self.kind, Kind::Classes(_))
+            && (self.bins.edges[feature].len() == 1 || (!self.packed.is_empty() && self.presorted.is_none()))
+    }
+
+    /// The best split on a counted feature (see [`Grower::counts`]).
+    pub(super) fn split_counted(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
+        if self.bins.edges[feature].len() == 1 {
+            self.split_two_bins(feature, rows, total)
+        } else {
+            self.split_packed(feature, rows, total)
+        }
+    }
+
+    /// The cut of a two-bin class feature: the weight and class weights of
+    /// the upper bin counted over the node's rows, the lower bin's being
+    /// the node's totals less those. Every one is a whole number, so both
+    /// bins are the ones a histogram holds, exactly, and the gain is the
+    /// one [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for them (see [`two_bin_cut`]).
+    fn split_two_bins(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
+        let stride = self.stride();
+        let codes = &self.bins.codes[feature];
+        let (lower, upper) = self.two_bins.split_at_mut(stride);
+        if self.packed.is_empty() {
+            upper.fill(0.0);
+            for &r in rows {
+                if codes[r as usize] != 0 {
+                    let a = self.adds[r as usize];
+                    upper[0] += a.weight;
+                    upper[a.slot] += a.amount;
+                }
+            }
+        } else {
+            // Two classes: the weights and the second class's weights, in
+            // one integer sum (each below 2^32), without a branch.
+            let sum: u64 = rows.iter().map(|&r| self.packed[r as usize] * u64::from(codes[r as usize])).sum();
+            upper.copy_from_slice(&unpack(sum));
+        }
+        let totals = &self.sums[..stride];
+        for ((l, t), u) in lower.iter_mut().zip(totals).zip(upper.iter()) {
+            *l = t - u;
+        }
+        two_bin_cut(self.p.min_samples_leaf as f64, feature, total, totals, lower, upper)
+    }
+
+    /// The best split on one feature of a two-class node: a histogram of
+    /// the rows' packed weights, one integer sum per bin, scanned by
+    /// [`packed_cut`].
+    fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
+        let n_bins = self.bins.edges[feature].len() + 1;
+        let codes = &self.bins.codes[feature];
+        let hist = &mut self.packed_hist;
+        hist[..n_bins].fill(0);
+        for &r in rows {
+            hist[usize::from(codes[r as usize])] += self.packed[r as usize];
+        }
+        packed_cut(&hist[..n_bins], self.p.min_samples_leaf as f64, feature, total, &self.sums[..3])
+    }
+}
