@@ -61,6 +61,10 @@ pub(super) struct Grower<'a> {
     packed: Vec<u64>,
     /// Scratch: a two-bin candidate's bins, `stride` numbers each.
     two_bins: Vec<f64>,
+    /// Two classes: the node's rows' `packed`, by place in the node (set by
+    /// [`Grower::totals`], read by the node's counts: read in place order,
+    /// they are read in sequence, where `packed` by row is read at random).
+    local_packed: Vec<u64>,
     /// Scratch: a two-class histogram of packed weights.
     packed_hist: Box<[u64; MAX_BINS + 1]>,
     /// Scratch: per candidate, per bin, the weight then the class weights
@@ -125,6 +129,7 @@ impl<'a> Grower<'a> {
             packed: Vec::new(),
             two_bins: vec![0.0; 2 * stride],
             packed_hist: Box::new([0; MAX_BINS + 1]),
+            local_packed: Vec::new(),
             hist,
             keys: Vec::new(),
             local: Vec::new(),
@@ -239,8 +244,11 @@ impl<'a> Grower<'a> {
             return;
         }
         if !self.packed.is_empty() {
-            // Two classes: one integer sum (see `packed`).
-            let sum: u64 = rows.iter().map(|&r| self.packed[r as usize]).sum();
+            // Two classes: one integer sum (see `packed`), over the node's
+            // packed rows gathered for its split search.
+            self.local_packed.clear();
+            self.local_packed.extend(rows.iter().map(|&r| self.packed[r as usize]));
+            let sum: u64 = self.local_packed.iter().sum();
             self.sums[..3].copy_from_slice(&unpack(sum));
             return;
         }

@@ -63,7 +63,8 @@ impl Grower<'_> {
         } else {
             // Two classes: the weights and the second class's weights, in
             // one integer sum (each below 2^32), without a branch.
-            let sum: u64 = rows.iter().map(|&r| self.packed[r as usize] * u64::from(codes[r as usize])).sum();
+            let packed = self.local_packed.iter();
+            let sum: u64 = rows.iter().zip(packed).map(|(&r, &p)| p * u64::from(codes[r as usize])).sum();
             upper.copy_from_slice(&unpack(sum));
         }
         let totals = &self.sums[..stride];
@@ -81,8 +82,8 @@ impl Grower<'_> {
         let codes = &self.bins.codes[feature];
         let hist = &mut self.packed_hist;
         hist[..n_bins].fill(0);
-        for &r in rows {
-            hist[usize::from(codes[r as usize])] += self.packed[r as usize];
+        for (&r, &p) in rows.iter().zip(&self.local_packed) {
+            hist[usize::from(codes[r as usize])] += p;
         }
         packed_cut(&hist[..n_bins], self.p.min_samples_leaf as f64, feature, total, &self.sums[..3])
     }
