@@ -42,8 +42,9 @@ pub(super) struct Grower<'a> {
     /// (the same trees, faster).
     pub presort: bool,
     /// Batched nodes sort the rows of candidates with more bins than the
-    /// node has rows instead of building their histograms (the same trees,
-    /// faster).
+    /// node has rows instead of building their histograms, and two-class
+    /// nodes those of candidates with many more bins than rows instead of
+    /// building their packed histograms (the same trees, faster).
     pub sort_wide: bool,
     /// Class nodes count in integers: a two-bin candidate's upper bin, and
     /// with two classes every candidate's histogram of packed weights,

@@ -287,31 +287,34 @@ pub(super) fn unpack(sum: u64) -> [f64; 3] {
     [weight, weight - second, second]
 }
 
-/// The best cut over a two-class node's histogram of packed weights
-/// (`hist[b]`: bin `b`'s weight and, 32 bits up, its second class's
-/// weight; `totals` the node's weight and class weights), between
-/// consecutive occupied bins in bin order, as [`Cuts`] finds it: the
+/// The best cut over a two-class node's occupied bins of packed weights,
+/// in increasing bin order (`(b, h)`: bin `b`, its weight and, 32 bits
+/// up, its second class's weight; `totals` the node's weight and class
+/// weights), between consecutive occupied bins, as [`Cuts`] finds it: the
 /// integer sums are its whole-number sums, so each cut's sums of squares
 /// are the ones [`Cuts`] keeps bin by bin, exactly, and its gain the same
 /// expression of the same numbers.
-pub(super) fn packed_cut(hist: &[u64], min_leaf: f64, feature: usize, total: f64, totals: &[f64]) -> Option<Split> {
+pub(super) fn packed_cut(
+    bins: impl IntoIterator<Item = (u8, u64)>,
+    min_leaf: f64,
+    feature: usize,
+    total: f64,
+    totals: &[f64],
+) -> Option<Split> {
     let parent = purity(Kind::Classes(2), totals);
     let (mut left, mut last, mut best) = (0u64, None, Best::default());
-    for (b, &h) in hist.iter().enumerate() {
-        if h == 0 {
-            continue;
-        }
+    for (b, h) in bins {
         if let Some(last) = last {
             let [lw, l0, l1] = unpack(left);
             let rw = totals[0] - lw;
             if lw >= min_leaf && rw >= min_leaf {
                 let (r0, r1) = (totals[1] - l0, totals[2] - l1);
                 let raw = (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - parent;
-                best.offer(raw, total, (feature, last, b as u8));
+                best.offer(raw, total, (feature, last, b));
             }
         }
         left += h;
-        last = Some(b as u8);
+        last = Some(b);
     }
     best.split
 }
@@ -364,7 +367,8 @@ mod tests {
             }
             let expected = cuts.best.split;
             let packed: Vec<u64> = bins.iter().map(|&(x, y)| (x + y) | y << 32).collect();
-            let found = packed_cut(&packed, min_leaf as f64, 4, totals[0], &totals);
+            let occupied = packed.iter().enumerate().filter(|&(_, &h)| h != 0).map(|(b, &h)| (b as u8, h));
+            let found = packed_cut(occupied, min_leaf as f64, 4, totals[0], &totals);
             let bits = |s: Option<Split>| s.map(|(f, l, r, g)| (f, l, r, g.to_bits()));
             assert_eq!(bits(found), bits(expected), "case {case}");
             if n_bins == 2 {

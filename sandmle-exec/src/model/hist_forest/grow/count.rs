@@ -13,6 +13,10 @@
 use crate::model::hist_forest::scan::{Split, pack, packed_cut, two_bin_cut, unpack};
 use crate::model::hist_forest::{Kind, grow::Grower};
 
+/// A two-class node sorts its rows by bin rather than building the
+/// histogram of a feature with more than this many bins per row.
+const SORT_BELOW_BINS_PER_ROW: usize = 8;
+
 impl Grower<'_> {
     /// Packs the tree's rows when it has two classes and counts (else
     /// leaves `packed` empty).
@@ -74,17 +78,33 @@ impl Grower<'_> {
         two_bin_cut(self.p.min_samples_leaf as f64, feature, total, totals, lower, upper)
     }
 
-    /// The best split on one feature of a two-class node: a histogram of
-    /// the rows' packed weights, one integer sum per bin, scanned by
-    /// [`packed_cut`].
+    /// The best split on one feature of a two-class node: the integer sum
+    /// of the rows' packed weights per occupied bin, found by a histogram,
+    /// or, when the feature has many more bins than the node has rows, by
+    /// sorting the rows by bin (a histogram would cost a pass over every
+    /// bin); either way the same sums, scanned by [`packed_cut`].
     fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
         let n_bins = self.bins.edges[feature].len() + 1;
         let codes = &self.bins.codes[feature];
+        let (min_leaf, totals) = (self.p.min_samples_leaf as f64, &self.sums[..3]);
+        if self.sort_wide && rows.len() * SORT_BELOW_BINS_PER_ROW < n_bins {
+            let mut keys = std::mem::take(&mut self.keys);
+            keys.clear();
+            keys.extend(rows.iter().enumerate().map(|(i, &r)| u64::from(codes[r as usize]) << 32 | i as u64));
+            keys.sort_unstable();
+            let local = &self.local_packed;
+            let runs = keys.chunk_by(|a, b| a >> 32 == b >> 32);
+            let sums = runs.map(|run| ((run[0] >> 32) as u8, run.iter().map(|k| local[*k as u32 as usize]).sum()));
+            let best = packed_cut(sums, min_leaf, feature, total, totals);
+            self.keys = keys;
+            return best;
+        }
         let hist = &mut self.packed_hist;
         hist[..n_bins].fill(0);
         for (&r, &p) in rows.iter().zip(&self.local_packed) {
             hist[usize::from(codes[r as usize])] += p;
         }
-        packed_cut(&hist[..n_bins], self.p.min_samples_leaf as f64, feature, total, &self.sums[..3])
+        let occupied = hist[..n_bins].iter().enumerate().filter(|&(_, &h)| h != 0).map(|(b, &h)| (b as u8, h));
+        packed_cut(occupied, min_leaf, feature, total, totals)
     }
 }
