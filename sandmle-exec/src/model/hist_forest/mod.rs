@@ -284,21 +284,8 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     let test = x_test.as_standard_layout();
     let test = test.as_slice().unwrap_or_default();
     let out_width = kind.width();
-    let mut sums = vec![0.0; x_test.nrows() * out_width];
-    for tree in &trees {
-        match predict::Walk::new(tree) {
-            Some(walk) if width > 0 && !test.is_empty() => walk.add_leaves(tree, test, width, &mut sums),
-            // No features (each row's walk is the root leaf), or a tree too
-            // large for the walking layout: row by row.
-            _ => {
-                for (i, o) in sums.chunks_exact_mut(out_width).enumerate() {
-                    for (o, v) in o.iter_mut().zip(tree.leaf_of(&test[i * width..(i + 1) * width])) {
-                        *o += v;
-                    }
-                }
-            }
-        }
-    }
+    let order = predict::Order::for_forest(&trees, width, x_test.nrows());
+    let sums = predict::leaf_sums(&trees, test, (width, x_test.nrows()), out_width, order);
     let mut out = Array2::from_shape_vec((x_test.nrows(), out_width), sums)
         .map_err(|e| Error::Model { model: "hist_forest", message: e.to_string() })?;
     out /= trees.len() as f64;
@@ -394,6 +381,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Blocks of test rows walked through every tree in turn add each
+    /// row's leaves in the same order as trees walked one at a time, so
+    /// the sums are the same bit for bit, whatever the block size.
+    #[test]
+    fn blocks_of_rows_and_tree_by_tree_give_the_same_sums() {
+        let (x, classes, values) = fixture();
+        let bins = Bins::fit(&x);
+        let mut rng = rng_for(9, "test rows");
+        let test: Vec<f64> = (0..101 * 5).map(|_| rng.random_range(-4.0..4.0)).collect();
+        for kind in [Kind::Classes(3), Kind::Values] {
+            let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
+            let trees = grow_trees(&training, params(2), 5, None, Search::FASTEST).unwrap();
+            let sums = |order| predict::leaf_sums(&trees, &test, (5, 101), kind.width(), order);
+            let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+            let by_tree = bits(sums(predict::Order::ByTree));
+            assert!(by_tree.iter().any(|&b| b != 0));
+            for block in [1, 7, 8, 64, 101, 1000] {
+                assert_eq!(bits(sums(predict::Order::ByRows(block))), by_tree, "blocks of {block}");
+            }
+        }
+        // The fixture's forest is small: it walks many rows by blocks, rows
+        // that fit in cache tree by tree.
+        let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind: Kind::Values };
+        let trees = grow_trees(&training, params(2), 5, None, Search::FASTEST).unwrap();
+        assert!(matches!(predict::Order::for_forest(&trees, 5, 100_000), predict::Order::ByRows(_)));
+        assert_eq!(predict::Order::for_forest(&trees, 5, 20_000), predict::Order::ByTree);
+        assert_eq!(predict::Order::for_forest(&trees, 0, 100_000), predict::Order::ByTree);
     }
 
     #[test]

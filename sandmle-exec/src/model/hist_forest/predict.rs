@@ -9,8 +9,102 @@
 //! leaf stays there while the others go on. Each row's leaf payloads are
 //! still added tree by tree, in tree order, so the sums are the ones a
 //! row-by-row walk gives, bit for bit.
+//!
+//! A forest's trees walk the test rows one tree at a time, each tree
+//! staying in cache while every row walks it, or, when all the trees fit
+//! in cache together, block of rows by block of rows, each block staying
+//! in cache while every tree walks it ([`Order`]). Each row adds its
+//! leaves in tree order either way. Blocks of rows made the 10,000-row
+//! prediction of a forest grown on 200 and 2,000 `flights` rows 36 % and
+//! 28 % faster; forests too large for the cache walk tree by tree (by
+//! blocks, 50,000 rows' forest predicted more than twice as slowly).
 
 use super::{Node, Tree};
+
+/// Blocks of test rows of about this many bytes go through every tree in
+/// turn when the test rows take more than [`TEST_BYTES`] and the trees'
+/// walking layouts at most [`TREE_BYTES`] (measured on a 2-core Intel Xeon
+/// VM with 2 MiB of second-level cache a core: 64 KiB blocks were slower,
+/// and so were larger forests, and 424 KiB of test rows, which stay in
+/// cache anyway).
+const ROW_BYTES: usize = 256 * 1024;
+const TEST_BYTES: usize = 1 << 20;
+const TREE_BYTES: usize = 4 << 20;
+
+/// The order in which a forest's trees walk the test rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Order {
+    /// One tree at a time, through every row.
+    ByTree,
+    /// Blocks of this many rows at a time, through every tree.
+    ByRows(usize),
+}
+
+impl Order {
+    /// Blocks of rows when the `rows` test rows (`width` values each) are
+    /// too many for the cache and the trees fit in it together, else tree
+    /// by tree (one tree's layout built at a time, which stays in the
+    /// first-level cache: all of them built at once made predictions of
+    /// 177 and 828 rows slower).
+    pub(super) fn for_forest(trees: &[Tree], width: usize, rows: usize) -> Order {
+        let nodes: usize = trees.iter().map(|t| t.nodes.len()).sum();
+        let block = (ROW_BYTES / width.max(1) / 8).max(1);
+        let test_bytes = rows.saturating_mul(width).saturating_mul(8);
+        if width > 0 && test_bytes > TEST_BYTES && nodes.saturating_mul(std::mem::size_of::<Step>()) <= TREE_BYTES {
+            Order::ByRows(block)
+        } else {
+            Order::ByTree
+        }
+    }
+}
+
+/// Each of the `rows` test rows' sum of the trees' leaf payloads, added in
+/// tree order (row-major, `out_width` numbers a row: the trees' payload
+/// width); `test` holds the rows, `width` values each.
+pub(super) fn leaf_sums(
+    trees: &[Tree],
+    test: &[f64],
+    (width, rows): (usize, usize),
+    out_width: usize,
+    order: Order,
+) -> Vec<f64> {
+    let mut sums = vec![0.0; rows * out_width];
+    match order {
+        Order::ByTree => {
+            for tree in trees {
+                add_tree(tree, Walk::new(tree).as_ref(), (test, width), &mut sums);
+            }
+        }
+        Order::ByRows(block) => {
+            let walks: Vec<Option<Walk>> = trees.iter().map(Walk::new).collect();
+            for start in (0..rows).step_by(block.max(1)) {
+                let end = (start + block.max(1)).min(rows);
+                let out = &mut sums[start * out_width..end * out_width];
+                for (tree, walk) in trees.iter().zip(&walks) {
+                    add_tree(tree, walk.as_ref(), (&test[start * width..end * width], width), out);
+                }
+            }
+        }
+    }
+    sums
+}
+
+/// Adds `tree`'s leaf payload for each row of `test` (`width` values a
+/// row) to that row of `out`: walked with `walk`, or row by row when
+/// there are no features (each row's walk is the root leaf) or no walking
+/// layout (a tree too large for it).
+fn add_tree(tree: &Tree, walk: Option<&Walk>, (test, width): (&[f64], usize), out: &mut [f64]) {
+    match walk {
+        Some(walk) if width > 0 && !test.is_empty() => walk.add_leaves(tree, test, width, out),
+        _ => {
+            for (i, o) in out.chunks_exact_mut(tree.width).enumerate() {
+                for (o, v) in o.iter_mut().zip(tree.leaf_of(&test[i * width..(i + 1) * width])) {
+                    *o += v;
+                }
+            }
+        }
+    }
+}
 
 /// Rows walked together.
 const LANES: usize = 8;
