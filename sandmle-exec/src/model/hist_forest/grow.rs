@@ -53,8 +53,6 @@ pub(super) struct Grower<'a> {
     pub count_binary: bool,
     y_class: &'a [usize],
     y_value: &'a [f64],
-    /// The tree's multiplicity of every training row.
-    w: Vec<u32>,
     /// Per row, what it adds (set by [`Grower::grow_tree`]).
     adds: Vec<Add>,
     /// Two classes: per row, its weight and its second-class weight in one
@@ -125,7 +123,6 @@ impl<'a> Grower<'a> {
             count_binary: true,
             y_class,
             y_value,
-            w: Vec::new(),
             adds: Vec::new(),
             packed: Vec::new(),
             two_bins: vec![0.0; 2 * stride],
@@ -164,17 +161,20 @@ impl<'a> Grower<'a> {
         let features = self.bins.codes.len();
         self.presorted =
             (self.presort && self.p.max_features >= features).then(|| Presorted::new(&self.bins.codes, rows));
-        self.w = w.to_vec();
-        self.adds = (0..w.len())
-            .map(|r| {
-                let weight = f64::from(w[r]);
-                match self.kind {
-                    Kind::Classes(_) => Add { weight, slot: 1 + self.y_class[r], amount: weight },
-                    Kind::Values => Add { weight, slot: 1, amount: weight * self.y_value[r] },
+        self.pack_rows(w);
+        // Two-class trees without presorted rows count every candidate in
+        // packed integers and never read what a row adds.
+        self.adds.clear();
+        if self.packed.is_empty() || self.presorted.is_some() {
+            let (kind, y_class, y_value) = (self.kind, self.y_class, self.y_value);
+            self.adds.extend(w.iter().enumerate().map(|(r, &w)| {
+                let weight = f64::from(w);
+                match kind {
+                    Kind::Classes(_) => Add { weight, slot: 1 + y_class[r], amount: weight },
+                    Kind::Values => Add { weight, slot: 1, amount: weight * y_value[r] },
                 }
-            })
-            .collect();
-        self.pack_rows();
+            }));
+        }
         self.grow(rows, 0, 0);
     }
 

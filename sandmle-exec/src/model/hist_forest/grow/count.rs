@@ -18,12 +18,12 @@ use crate::model::hist_forest::{Kind, grow::Grower};
 const SORT_BELOW_BINS_PER_ROW: usize = 8;
 
 impl Grower<'_> {
-    /// Packs the tree's rows when it has two classes and counts (else
-    /// leaves `packed` empty).
-    pub(super) fn pack_rows(&mut self) {
+    /// Packs the tree's rows, of multiplicities `w`, when it has two
+    /// classes and counts (else leaves `packed` empty).
+    pub(super) fn pack_rows(&mut self, w: &[u32]) {
         self.packed.clear();
         if let (Kind::Classes(2), true) = (self.kind, self.count_binary) {
-            self.packed.extend(self.w.iter().zip(self.y_class).map(|(&w, &y)| pack(w, y == 1)));
+            self.packed.extend(w.iter().zip(self.y_class).map(|(&w, &y)| pack(w, y == 1)));
         }
     }
 
