@@ -162,10 +162,8 @@ impl<'a> Grower<'a> {
         self.presorted =
             (self.presort && self.p.max_features >= features).then(|| Presorted::new(&self.bins.codes, rows));
         self.pack_rows(w);
-        // Two-class trees without presorted rows count every candidate in
-        // packed integers and never read what a row adds.
         self.adds.clear();
-        if self.packed.is_empty() || self.presorted.is_some() {
+        if !self.counts_every_feature() {
             let (kind, y_class, y_value) = (self.kind, self.y_class, self.y_value);
             self.adds.extend(w.iter().enumerate().map(|(r, &w)| {
                 let weight = f64::from(w);
@@ -421,12 +419,10 @@ impl<'a> Grower<'a> {
         }
         let codes = &self.bins.codes[feature];
         let mut keys = std::mem::take(&mut self.keys);
-        keys.clear();
-        keys.extend(rows.iter().enumerate().map(|(i, &r)| (u64::from(codes[r as usize]) << 32) | i as u64));
-        keys.sort_unstable();
+        sort_by_bin(&mut keys, codes, rows);
         let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
         let local = &self.local;
-        let sorted = keys.iter().map(|k| ((k >> 32) as u8, local[(k & 0xFFFF_FFFF) as usize]));
+        let sorted = keys.iter().map(|&k| (key_bin(k), local[key_place(k)]));
         let best = match self.kind {
             Kind::Values => scan.values(sorted, &self.sums),
             Kind::Classes(k) => scan.classes(sorted, k, &mut self.sums),
@@ -476,6 +472,25 @@ impl Presorted {
         }
         Presorted { lists, m }
     }
+}
+
+/// Sorts the places of `rows` by their rows' bins in `codes`, then by
+/// place, into `keys`: each key holds a bin 32 bits up ([`key_bin`]) and a
+/// place below ([`key_place`]).
+fn sort_by_bin(keys: &mut Vec<u64>, codes: &[u8], rows: &[u32]) {
+    keys.clear();
+    keys.extend(rows.iter().enumerate().map(|(i, &r)| (u64::from(codes[r as usize]) << 32) | i as u64));
+    keys.sort_unstable();
+}
+
+/// The bin of a [`sort_by_bin`] key.
+fn key_bin(key: u64) -> u8 {
+    (key >> 32) as u8
+}
+
+/// The place of a [`sort_by_bin`] key.
+fn key_place(key: u64) -> usize {
+    key as u32 as usize
 }
 
 /// Moves the rows for which `left` holds to the front, keeping the order

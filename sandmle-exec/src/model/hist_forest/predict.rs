@@ -76,9 +76,10 @@ pub(super) fn leaf_sums(
             }
         }
         Order::ByRows(block) => {
+            let block = block.max(1);
             let walks: Vec<Option<Walk>> = trees.iter().map(Walk::new).collect();
-            for start in (0..rows).step_by(block.max(1)) {
-                let end = (start + block.max(1)).min(rows);
+            for start in (0..rows).step_by(block) {
+                let end = (start + block).min(rows);
                 let out = &mut sums[start * out_width..end * out_width];
                 for (tree, walk) in trees.iter().zip(&walks) {
                     add_tree(tree, walk.as_ref(), (&test[start * width..end * width], width), out);

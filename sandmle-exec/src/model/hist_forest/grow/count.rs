@@ -10,8 +10,9 @@
 //! are found by [`two_bin_cut`] and [`packed_cut`], which find what
 //! [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for the same bins.
 
+use crate::model::hist_forest::Kind;
+use crate::model::hist_forest::grow::{Grower, key_bin, key_place, sort_by_bin};
 use crate::model::hist_forest::scan::{Split, pack, packed_cut, two_bin_cut, unpack};
-use crate::model::hist_forest::{Kind, grow::Grower};
 
 /// A two-class node sorts its rows by bin rather than building the
 /// histogram of a feature with more than this many bins per row.
@@ -29,12 +30,18 @@ impl Grower<'_> {
 
     /// Whether the node counts feature `feature`'s weights in integers
     /// rather than sorting its rows or building a histogram of floats: a
-    /// two-bin feature of a class tree, and with two classes any feature
-    /// (but where rows are presorted).
+    /// two-bin feature of a class tree, and every feature of a tree that
+    /// [`Grower::counts_every_feature`].
     pub(super) fn counts(&self, feature: usize) -> bool {
-        self.count_binary
-            && matches!(self.kind, Kind::Classes(_))
-            && (self.bins.edges[feature].len() == 1 || (!self.packed.is_empty() && self.presorted.is_none()))
+        self.counts_every_feature()
+            || (self.count_binary && matches!(self.kind, Kind::Classes(_)) && self.bins.edges[feature].len() == 1)
+    }
+
+    /// Whether the tree counts every feature in packed integers: two
+    /// classes (its rows packed) and no presorted rows. Such a tree never
+    /// reads what a row adds.
+    pub(super) fn counts_every_feature(&self) -> bool {
+        !self.packed.is_empty() && self.presorted.is_none()
     }
 
     /// The best split on a counted feature (see [`Grower::counts`]).
@@ -89,12 +96,10 @@ impl Grower<'_> {
         let (min_leaf, totals) = (self.p.min_samples_leaf as f64, &self.sums[..3]);
         if self.sort_wide && rows.len() * SORT_BELOW_BINS_PER_ROW < n_bins {
             let mut keys = std::mem::take(&mut self.keys);
-            keys.clear();
-            keys.extend(rows.iter().enumerate().map(|(i, &r)| u64::from(codes[r as usize]) << 32 | i as u64));
-            keys.sort_unstable();
+            sort_by_bin(&mut keys, codes, rows);
             let local = &self.local_packed;
-            let runs = keys.chunk_by(|a, b| a >> 32 == b >> 32);
-            let sums = runs.map(|run| ((run[0] >> 32) as u8, run.iter().map(|k| local[*k as u32 as usize]).sum()));
+            let runs = keys.chunk_by(|&a, &b| key_bin(a) == key_bin(b));
+            let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| local[key_place(k)]).sum()));
             let best = packed_cut(sums, min_leaf, feature, total, totals);
             self.keys = keys;
             return best;
