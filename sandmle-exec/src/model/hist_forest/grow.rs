@@ -19,10 +19,14 @@
 //! does not depend on which path a node took.
 
 mod count;
+mod records;
 
 use super::scan::{Add, Cuts, Scan, Split, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
+pub(super) use records::Records;
+#[cfg(test)]
+pub(super) use records::Place;
 use sandmle_core::SeedRng;
 
 /// Nodes with at least this many rows build their candidates' histograms
@@ -51,6 +55,9 @@ pub(super) struct Grower<'a> {
     /// instead of building histograms of floats or sorting rows (the same
     /// trees, faster).
     pub count_binary: bool,
+    /// Two-class trees that count every candidate grow over row records
+    /// in node order, when the table has them (the same trees, faster).
+    pub records: bool,
     y_class: &'a [usize],
     y_value: &'a [f64],
     /// Per row, what it adds (set by [`Grower::grow_tree`]).
@@ -85,6 +92,8 @@ pub(super) struct Grower<'a> {
     presorted: Option<Presorted>,
     /// Scratch: the rows going right while a segment is partitioned.
     right: Vec<u32>,
+    /// Two-class trees grown over row records: the records in node order.
+    node_records: records::NodeRecords,
 }
 
 /// Every feature's rows in (bin, row) order, `m` rows a feature: a node at
@@ -121,6 +130,7 @@ impl<'a> Grower<'a> {
             presort: true,
             sort_wide: true,
             count_binary: true,
+            records: true,
             y_class,
             y_value,
             adds: Vec::new(),
@@ -136,6 +146,7 @@ impl<'a> Grower<'a> {
             listed: Vec::new(),
             presorted: None,
             right: Vec::new(),
+            node_records: records::NodeRecords::default(),
         }
     }
 
@@ -163,6 +174,10 @@ impl<'a> Grower<'a> {
             (self.presort && self.p.max_features >= features).then(|| Presorted::new(&self.bins.codes, rows));
         self.pack_rows(w);
         self.adds.clear();
+        if let (true, true, Some(records)) = (self.records, self.counts_every_feature(), self.bins.records.as_ref()) {
+            self.grow_by_records(records, rows);
+            return;
+        }
         if !self.counts_every_feature() {
             let (kind, y_class, y_value) = (self.kind, self.y_class, self.y_value);
             self.adds.extend(w.iter().enumerate().map(|(r, &w)| {
@@ -208,16 +223,19 @@ impl<'a> Grower<'a> {
                 let right = self.grow(r, at + mid, depth + 1);
                 self.nodes[id] = Node::Split { feature, threshold, left, right };
             }
-            None => {
-                // The totals after the weight are the leaf's sums (each
-                // added in row order from zero).
-                let start = self.leaves.len();
-                let width = self.kind.width();
-                self.leaves.extend(self.sums[1..=width].iter().map(|s| s / total));
-                self.nodes[id] = Node::Leaf { at: start };
-            }
+            None => self.leaf(id, total),
         }
         id
+    }
+
+    /// Makes node `id` a leaf of total weight `total`, its totals in `sums`.
+    fn leaf(&mut self, id: usize, total: f64) {
+        // The totals after the weight are the leaf's sums (each added in
+        // row order from zero).
+        let start = self.leaves.len();
+        let width = self.kind.width();
+        self.leaves.extend(self.sums[1..=width].iter().map(|s| s / total));
+        self.nodes[id] = Node::Leaf { at: start };
     }
 
     /// Whether the node's rows share one target, its totals in `sums`:
@@ -263,79 +281,108 @@ impl<'a> Grower<'a> {
         totals[0] = totals[1..].iter().sum();
     }
 
-    /// The best split over `max_features` random candidates, trying further
-    /// features (in random order) until one can be cut.
-    fn best_split(&mut self, rows: &[u32], at: usize, total: f64) -> Option<Split> {
+    /// Draws the node's first candidates into `order` (a partial
+    /// Fisher–Yates shuffle of every feature) and returns how many.
+    fn draw_candidates(&mut self) -> usize {
         let n_features = self.bins.codes.len();
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend(0..n_features);
+        self.order.clear();
+        self.order.extend(0..n_features);
         let wanted = self.p.max_features.min(n_features);
-        // Partial Fisher–Yates: the first `wanted` candidates.
         for i in 0..wanted {
             let j = self.rng.random_range(i..n_features);
-            order.swap(i, j);
+            self.order.swap(i, j);
         }
-        let mut best: Option<Split> = None;
-        let keep = |s: Option<Split>, best: &mut Option<Split>| {
-            if let Some(s) = s {
-                if best.is_none_or(|b| s.3 > b.3) {
-                    *best = Some(s);
-                }
-            }
-        };
-        let batched = self.presorted.is_none() && rows.len() >= self.batch_min_rows && wanted > 1;
-        // Rows are gathered once, if a candidate sorts them: neither a
-        // counted one nor a batched node's histogram candidate does; a
-        // further feature does unless counted.
-        let mut gathered = false;
-        let sorts = |g: &Self, f: usize| !g.counts(f) && g.presorted.is_none();
-        if order[..wanted].iter().any(|&f| sorts(self, f) && !(batched && self.histogram_pays(f, rows.len()))) {
-            self.gather(rows);
-            gathered = true;
+        wanted
+    }
+
+    /// The `i`-th candidate, `i` past the first ones: drawn from the
+    /// features not tried yet, when none of the earlier could be cut.
+    fn draw_further(&mut self, i: usize) -> usize {
+        let j = self.rng.random_range(i..self.bins.codes.len());
+        self.order.swap(i, j);
+        self.order[i]
+    }
+
+    /// The best split over `max_features` random candidates, each found by
+    /// `split`, trying further features (in random order) until one can be
+    /// cut.
+    fn best_split_with(&mut self, mut split: impl FnMut(&mut Self, usize) -> Option<Split>) -> Option<Split> {
+        let wanted = self.draw_candidates();
+        let mut best = None;
+        for i in 0..wanted {
+            let s = split(self, self.order[i]);
+            keep(s, &mut best);
         }
-        if batched {
-            // A feature with more bins than the node has rows is cheaper to
-            // sort than to scan bin by bin; the candidates keep their order.
-            let mut listed = std::mem::take(&mut self.listed);
-            listed.clear();
-            listed.extend(
-                order[..wanted].iter().copied().filter(|&f| !self.counts(f) && self.histogram_pays(f, rows.len())),
-            );
-            if !listed.is_empty() {
-                self.batch_histograms(&listed, rows);
-            }
-            let mut c = 0;
-            for &f in &order[..wanted] {
-                let s = if listed.get(c) == Some(&f) {
-                    c += 1;
-                    self.scan_histogram(f, c - 1, total)
-                } else {
-                    self.split_one(f, rows, at, total)
-                };
-                keep(s, &mut best);
-            }
-            self.listed = listed;
-        } else {
-            for &f in &order[..wanted] {
-                let s = self.split_one(f, rows, at, total);
-                keep(s, &mut best);
-            }
-        }
-        for i in wanted..n_features {
+        for i in wanted..self.bins.codes.len() {
             if best.is_some() {
                 break;
             }
-            let j = self.rng.random_range(i..n_features);
-            order.swap(i, j);
-            if !gathered && sorts(self, order[i]) {
+            let f = self.draw_further(i);
+            keep(split(self, f), &mut best);
+        }
+        best
+    }
+
+    /// The best split over `max_features` random candidates, trying further
+    /// features (in random order) until one can be cut.
+    fn best_split(&mut self, rows: &[u32], at: usize, total: f64) -> Option<Split> {
+        let batched = self.presorted.is_none()
+            && rows.len() >= self.batch_min_rows
+            && self.p.max_features.min(self.bins.codes.len()) > 1;
+        if !batched {
+            // Rows are gathered once, if a candidate sorts them.
+            let mut gathered = false;
+            return self.best_split_with(|g, f| {
+                if !gathered && !g.counts(f) && g.presorted.is_none() {
+                    g.gather(rows);
+                    gathered = true;
+                }
+                g.split_one(f, rows, at, total)
+            });
+        }
+        let wanted = self.draw_candidates();
+        let order = std::mem::take(&mut self.order);
+        let mut best: Option<Split> = None;
+        // A feature with more bins than the node has rows is cheaper to
+        // sort than to scan bin by bin; the candidates keep their order.
+        let mut listed = std::mem::take(&mut self.listed);
+        listed.clear();
+        listed
+            .extend(order[..wanted].iter().copied().filter(|&f| !self.counts(f) && self.histogram_pays(f, rows.len())));
+        // Rows are gathered once, if a candidate sorts them: neither a
+        // counted one nor a histogram candidate does; a further feature
+        // does unless counted.
+        let mut gathered = false;
+        if order[..wanted].iter().any(|&f| !self.counts(f) && !listed.contains(&f)) {
+            self.gather(rows);
+            gathered = true;
+        }
+        if !listed.is_empty() {
+            self.batch_histograms(&listed, rows);
+        }
+        let mut c = 0;
+        for &f in &order[..wanted] {
+            let s = if listed.get(c) == Some(&f) {
+                c += 1;
+                self.scan_histogram(f, c - 1, total)
+            } else {
+                self.split_one(f, rows, at, total)
+            };
+            keep(s, &mut best);
+        }
+        self.listed = listed;
+        self.order = order;
+        for i in wanted..self.bins.codes.len() {
+            if best.is_some() {
+                break;
+            }
+            let f = self.draw_further(i);
+            if !gathered && !self.counts(f) {
                 self.gather(rows);
                 gathered = true;
             }
-            let s = self.split_one(order[i], rows, at, total);
-            keep(s, &mut best);
+            keep(self.split_one(f, rows, at, total), &mut best);
         }
-        self.order = order;
         best
     }
 
@@ -419,7 +466,7 @@ impl<'a> Grower<'a> {
         }
         let codes = &self.bins.codes[feature];
         let mut keys = std::mem::take(&mut self.keys);
-        sort_by_bin(&mut keys, codes, rows);
+        sort_by_bin(&mut keys, rows.iter().map(|&r| codes[r as usize]));
         let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
         let local = &self.local;
         let sorted = keys.iter().map(|&k| (key_bin(k), local[key_place(k)]));
@@ -474,12 +521,22 @@ impl Presorted {
     }
 }
 
-/// Sorts the places of `rows` by their rows' bins in `codes`, then by
-/// place, into `keys`: each key holds a bin 32 bits up ([`key_bin`]) and a
-/// place below ([`key_place`]).
-fn sort_by_bin(keys: &mut Vec<u64>, codes: &[u8], rows: &[u32]) {
+/// Keeps split `s` in `best` if its gain beats the best's (the first of
+/// equal gains is kept).
+fn keep(s: Option<Split>, best: &mut Option<Split>) {
+    if let Some(s) = s {
+        if best.is_none_or(|b| s.3 > b.3) {
+            *best = Some(s);
+        }
+    }
+}
+
+/// Sorts the places of a node's rows by their bins `codes` (in place
+/// order), then by place, into `keys`: each key holds a bin 32 bits up
+/// ([`key_bin`]) and a place below ([`key_place`]).
+fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) {
     keys.clear();
-    keys.extend(rows.iter().enumerate().map(|(i, &r)| (u64::from(codes[r as usize]) << 32) | i as u64));
+    keys.extend(codes.enumerate().map(|(i, c)| (u64::from(c) << 32) | i as u64));
     keys.sort_unstable();
 }
 

@@ -53,6 +53,8 @@ struct Bins {
     /// bin `b` of feature `f` (equal when a bin holds one distinct value).
     lo: Vec<Vec<f64>>,
     hi: Vec<Vec<f64>>,
+    /// Each row's bins in one record, when the features fit in one.
+    records: Option<grow::Records>,
 }
 
 impl Bins {
@@ -86,7 +88,9 @@ impl Bins {
                 hi[f][b as usize] = hi[f][b as usize].max(v);
             }
         }
-        Bins { codes, row_codes, edges, lo, hi }
+        let n_bins: Vec<usize> = edges.iter().map(|e| e.len() + 1).collect();
+        let records = grow::Records::new(&codes, &n_bins, x.nrows());
+        Bins { codes, row_codes, edges, lo, hi, records }
     }
 
     /// The value threshold of a cut of feature `f` between the node's
@@ -211,11 +215,19 @@ struct Search {
     /// Class nodes count a two-bin candidate's upper bin, and with two
     /// classes every candidate's histogram in packed integers.
     count_binary: bool,
+    /// Two-class trees that count every candidate keep their rows'
+    /// records in node order, when the table has records.
+    records: bool,
 }
 
 impl Search {
-    const FASTEST: Search =
-        Search { batch_min_rows: grow::BATCH_MIN_ROWS, presort: true, sort_wide: true, count_binary: true };
+    const FASTEST: Search = Search {
+        batch_min_rows: grow::BATCH_MIN_ROWS,
+        presort: true,
+        sort_wide: true,
+        count_binary: true,
+        records: true,
+    };
 }
 
 /// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
@@ -253,6 +265,7 @@ fn grow_trees(
             g.presort = search.presort;
             g.sort_wide = search.sort_wide;
             g.count_binary = search.count_binary;
+            g.records = search.records;
             g.grow_tree(&mut rows, &w);
             let (nodes, leaves, scratch) = g.finish();
             *hist = scratch;
@@ -430,7 +443,7 @@ mod tests {
             let y_class = if let Kind::Classes(2) = kind { &two } else { &classes };
             let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
             let grow = |batch_min_rows, presort, sort_wide, count_binary| {
-                let search = Search { batch_min_rows, presort, sort_wide, count_binary };
+                let search = Search { batch_min_rows, presort, sort_wide, count_binary, records: false };
                 grow_trees(&training, params(max_features), 7, None, search).unwrap()
             };
             let scan = grow(usize::MAX, false, true, false);
@@ -445,14 +458,48 @@ mod tests {
                 assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, false, true, count), "{case}: large nodes batched");
                 // Presorted rows (taken when every feature is tried).
                 assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, true, true, count), "{case}: presorted");
+                let records = grow_trees(&training, params(max_features), 7, None, Search::FASTEST).unwrap();
+                assert_eq!(scan, records, "{case}: the fastest search, row records for two classes");
             }
         }
+        assert!(bins.records.is_some(), "the fixture's five features fit in a record");
         // Without bootstrap (a decision tree), every row once.
         for kind in [Kind::Classes(3), Kind::Values] {
             let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
             let p = HistParams { bootstrap: false, n_trees: 2, ..params(5) };
             let grow = |presort| grow_trees(&training, p, 3, None, Search { presort, ..Search::FASTEST }).unwrap();
             assert_eq!(grow(false), grow(true));
+        }
+    }
+
+    /// Two classes over one-hot columns (a byte shared by eight features),
+    /// a flag and two continuous features: the trees grown over row
+    /// records in node order are the trees the per-feature counts grow,
+    /// at every node size and number of candidates.
+    #[test]
+    fn row_records_grow_the_trees_the_per_feature_counts_grow() {
+        let mut rng = rng_for(3, "one-hot fixture");
+        let x = Array2::from_shape_fn((600, 11), |(i, j)| match j {
+            0 => rng.random_range(-3.0..3.0),
+            1..=8 => f64::from(u8::from((i * 7 + i / 5) % 8 == j - 1)),
+            9 => f64::from(rng.random_range(0..2u8)),
+            _ => f64::from(rng.random_range(0..40u8)),
+        });
+        let y: Vec<usize> = x
+            .rows()
+            .into_iter()
+            .map(|r| usize::from(r[0] + r[3] + r[5] - r[9] + r[10] / 20.0 + rng.random_range(-1.0..1.0) > 1.0))
+            .collect();
+        let bins = Bins::fit(&x);
+        let records = bins.records.as_ref().expect("four bytes");
+        assert_eq!(records.places[1..=8].iter().filter(|p| matches!(p, grow::Place::Member(1, _))).count(), 8);
+        let training = Training { bins: &bins, n: 600, y_class: &y, y_value: &[], kind: Kind::Classes(2) };
+        for max_features in [1, 3, 11] {
+            let p = HistParams { min_samples_leaf: 1 + max_features % 3, ..params(max_features) };
+            let grow = |records| grow_trees(&training, p, 21, None, Search { records, ..Search::FASTEST }).unwrap();
+            let per_feature = grow(false);
+            assert!(per_feature.iter().all(|t| t.nodes.len() > 30), "the fixture grows real trees");
+            assert_eq!(grow(true), per_feature, "{max_features} candidates");
         }
     }
 }

@@ -59,25 +59,39 @@ impl Grower<'_> {
     /// bins are the ones a histogram holds, exactly, and the gain is the
     /// one [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for them (see [`two_bin_cut`]).
     fn split_two_bins(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
-        let stride = self.stride();
         let codes = &self.bins.codes[feature];
-        let (lower, upper) = self.two_bins.split_at_mut(stride);
-        if self.packed.is_empty() {
-            upper.fill(0.0);
-            for &r in rows {
-                if codes[r as usize] != 0 {
-                    let a = self.adds[r as usize];
-                    upper[0] += a.weight;
-                    upper[a.slot] += a.amount;
-                }
-            }
-        } else {
+        if !self.packed.is_empty() {
             // Two classes: the weights and the second class's weights, in
             // one integer sum (each below 2^32), without a branch.
             let packed = self.local_packed.iter();
-            let sum: u64 = rows.iter().zip(packed).map(|(&r, &p)| p * u64::from(codes[r as usize])).sum();
-            upper.copy_from_slice(&unpack(sum));
+            let upper: u64 = rows.iter().zip(packed).map(|(&r, &p)| p * u64::from(codes[r as usize])).sum();
+            return self.cut_two_bins_packed(feature, upper, total);
         }
+        let stride = self.stride();
+        let upper = &mut self.two_bins[stride..];
+        upper.fill(0.0);
+        for &r in rows {
+            if codes[r as usize] != 0 {
+                let a = self.adds[r as usize];
+                upper[0] += a.weight;
+                upper[a.slot] += a.amount;
+            }
+        }
+        self.cut_two_bins(feature, total)
+    }
+
+    /// The cut of a two-class, two-bin feature whose upper bin's rows sum
+    /// to `upper` in packed integers.
+    pub(super) fn cut_two_bins_packed(&mut self, feature: usize, upper: u64, total: f64) -> Option<Split> {
+        self.two_bins[3..6].copy_from_slice(&unpack(upper));
+        self.cut_two_bins(feature, total)
+    }
+
+    /// The cut of a two-bin feature, its upper bin in `two_bins` after the
+    /// first `stride` numbers (the lower bin's, set here).
+    fn cut_two_bins(&mut self, feature: usize, total: f64) -> Option<Split> {
+        let stride = self.stride();
+        let (lower, upper) = self.two_bins.split_at_mut(stride);
         let totals = &self.sums[..stride];
         for ((l, t), u) in lower.iter_mut().zip(totals).zip(upper.iter()) {
             *l = t - u;
@@ -85,29 +99,44 @@ impl Grower<'_> {
         two_bin_cut(self.p.min_samples_leaf as f64, feature, total, totals, lower, upper)
     }
 
-    /// The best split on one feature of a two-class node: the integer sum
-    /// of the rows' packed weights per occupied bin, found by a histogram,
-    /// or, when the feature has many more bins than the node has rows, by
-    /// sorting the rows by bin (a histogram would cost a pass over every
-    /// bin); either way the same sums, scanned by [`packed_cut`].
+    /// The best split on one feature of a two-class node, over the node's
+    /// rows: see [`Grower::cut_packed`].
     fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
-        let n_bins = self.bins.edges[feature].len() + 1;
         let codes = &self.bins.codes[feature];
+        let local = std::mem::take(&mut self.local_packed);
+        let best = self.cut_packed(feature, rows.iter().map(|&r| codes[r as usize]), &local, total);
+        self.local_packed = local;
+        best
+    }
+
+    /// The best split on one feature of a two-class node whose rows have
+    /// bins `codes` and packed weights `packed` (in place order): the
+    /// integer sum of the rows' packed weights per occupied bin, found by a
+    /// histogram, or, when the feature has many more bins than the node
+    /// has rows, by sorting the rows by bin (a histogram would cost a pass
+    /// over every bin); either way the same sums, scanned by [`packed_cut`].
+    pub(super) fn cut_packed(
+        &mut self,
+        feature: usize,
+        codes: impl Iterator<Item = u8>,
+        packed: &[u64],
+        total: f64,
+    ) -> Option<Split> {
+        let n_bins = self.bins.edges[feature].len() + 1;
         let (min_leaf, totals) = (self.p.min_samples_leaf as f64, &self.sums[..3]);
-        if self.sort_wide && rows.len() * SORT_BELOW_BINS_PER_ROW < n_bins {
+        if self.sort_wide && packed.len() * SORT_BELOW_BINS_PER_ROW < n_bins {
             let mut keys = std::mem::take(&mut self.keys);
-            sort_by_bin(&mut keys, codes, rows);
-            let local = &self.local_packed;
+            sort_by_bin(&mut keys, codes);
             let runs = keys.chunk_by(|&a, &b| key_bin(a) == key_bin(b));
-            let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| local[key_place(k)]).sum()));
+            let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| packed[key_place(k)]).sum()));
             let best = packed_cut(sums, min_leaf, feature, total, totals);
             self.keys = keys;
             return best;
         }
         let hist = &mut self.packed_hist;
         hist[..n_bins].fill(0);
-        for (&r, &p) in rows.iter().zip(&self.local_packed) {
-            hist[usize::from(codes[r as usize])] += p;
+        for (c, &p) in codes.zip(packed) {
+            hist[usize::from(c)] += p;
         }
         let occupied = hist[..n_bins].iter().enumerate().filter(|&(_, &h)| h != 0).map(|(b, &h)| (b as u8, h));
         packed_cut(occupied, min_leaf, feature, total, totals)

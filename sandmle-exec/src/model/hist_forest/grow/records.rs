@@ -1,0 +1,243 @@
+//! Two-class trees grown over row records kept in node order.
+//!
+//! A two-class tree that counts every candidate in packed integers
+//! ([`count`](super::count)) reads, for each candidate of a node, the bin of
+//! each of the node's rows: one load from that feature's codes per row.
+//! Once a tree's nodes are small and their rows far apart in a large
+//! table, each load is a cache miss. Here each row's bins are instead one
+//! 16-byte record, and the tree keeps its rows' records and packed
+//! weights in node order: each split moves them to its children's
+//! places, stably, so a node's candidates read its own records in
+//! sequence. A table whose features fit in 16 bytes qualifies; one-hot
+//! columns make that common, because the two-bin features of which each
+//! row has at most one in the upper bin (a one-hot group) share one byte,
+//! the group member that row holds. The counts are the same integers as
+//! the per-feature path's, so the trees are the same.
+
+use crate::model::hist_forest::Node;
+use crate::model::hist_forest::grow::Grower;
+use crate::model::hist_forest::scan::{Split, unpack};
+
+/// The bytes of a row record.
+pub(in crate::model::hist_forest) const WIDTH: usize = 16;
+
+/// One row's bins.
+pub(in crate::model::hist_forest) type Record = [u8; WIDTH];
+
+/// Where a feature's bin lies in a [`Record`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in crate::model::hist_forest) enum Place {
+    /// The bin is byte `0`.
+    Bin(u8),
+    /// A member of a group of two-bin features: the row is in the upper
+    /// bin when byte `0` is `1` (the member's number, from 1).
+    Member(u8, u8),
+}
+
+impl Place {
+    /// The feature's bin in `record`.
+    #[inline]
+    fn code(self, record: &Record) -> u8 {
+        match self {
+            Place::Bin(at) => record[at as usize],
+            Place::Member(at, v) => u8::from(record[at as usize] == v),
+        }
+    }
+}
+
+/// Every training row's record, and where each feature lies in them.
+pub(in crate::model::hist_forest) struct Records {
+    pub rows: Vec<Record>,
+    pub places: Vec<Place>,
+}
+
+impl Records {
+    /// The records of the binned table `codes` (`codes[f][row]`, feature
+    /// `f` with `bins[f]` bins), or `None` when its features do not fit
+    /// in [`WIDTH`] bytes. Consecutive two-bin features join one group as
+    /// long as no row holds two of them in the upper bin and the group
+    /// has fewer than 255 members; every other feature takes a byte.
+    pub fn new(codes: &[Vec<u8>], bins: &[usize], rows: usize) -> Option<Records> {
+        let mut places = Vec::with_capacity(codes.len());
+        // The open group: its byte, its members so far, the rows it holds.
+        let mut group: Option<(u8, u8)> = None;
+        let mut held = vec![false; rows];
+        let mut bytes = 0usize;
+        for (f, col) in codes.iter().enumerate() {
+            let joins = bins[f] == 2
+                && group.is_some_and(|(_, members)| members < u8::MAX)
+                && col.iter().zip(&held).all(|(&c, &h)| !(c == 1 && h));
+            if joins {
+                let (at, members) = group.as_mut()?;
+                *members += 1;
+                places.push(Place::Member(*at, *members));
+            } else {
+                if bytes == WIDTH {
+                    return None;
+                }
+                let at = bytes as u8;
+                bytes += 1;
+                if bins[f] == 2 {
+                    group = Some((at, 1));
+                    held.fill(false);
+                    places.push(Place::Member(at, 1));
+                } else {
+                    group = None;
+                    places.push(Place::Bin(at));
+                }
+            }
+            if bins[f] == 2 {
+                for (h, &c) in held.iter_mut().zip(col) {
+                    *h |= c == 1;
+                }
+            }
+        }
+        let mut records = vec![[0u8; WIDTH]; rows];
+        for (col, &place) in codes.iter().zip(&places) {
+            for (record, &c) in records.iter_mut().zip(col) {
+                match place {
+                    Place::Bin(at) => record[at as usize] = c,
+                    Place::Member(at, v) if c == 1 => record[at as usize] = v,
+                    Place::Member(..) => {}
+                }
+            }
+        }
+        Some(Records { rows: records, places })
+    }
+}
+
+/// A tree's records and packed weights in node order: a node at place
+/// `at` with `len` rows holds `recs[at..at + len]` and `packed[at..at + len]`.
+#[derive(Default)]
+pub(in crate::model::hist_forest) struct NodeRecords {
+    recs: Vec<Record>,
+    packed: Vec<u64>,
+    /// Scratch for the rows going right while a node is partitioned.
+    right_recs: Vec<Record>,
+    right_packed: Vec<u64>,
+}
+
+impl Grower<'_> {
+    /// Grows the tree over `rows` (increasing, packed in `packed`) from
+    /// their records.
+    pub(super) fn grow_by_records(&mut self, records: &Records, rows: &[u32]) {
+        let mut nr = std::mem::take(&mut self.node_records);
+        nr.recs.clear();
+        nr.recs.extend(rows.iter().map(|&r| records.rows[r as usize]));
+        nr.packed.clear();
+        nr.packed.extend(rows.iter().map(|&r| self.packed[r as usize]));
+        self.node_records = nr;
+        self.grow_records(&records.places, 0, rows.len(), 0);
+    }
+
+    /// [`Grower::grow`] for the node of `len` rows at place `at`.
+    fn grow_records(&mut self, places: &[Place], at: usize, len: usize, depth: u16) -> usize {
+        let sum: u64 = self.node_records.packed[at..at + len].iter().sum();
+        self.sums[..3].copy_from_slice(&unpack(sum));
+        let total = self.sums[0];
+        let id = self.nodes.len();
+        self.nodes.push(Node::Leaf { at: 0 });
+        let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
+        let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(&[], total) {
+            self.best_split_with(|g, f| g.split_record(places[f], f, at, len, total))
+        } else {
+            None
+        };
+        match split {
+            Some((feature, bin, next, _)) => {
+                let threshold = self.bins.threshold(feature, bin, next);
+                let place = places[feature];
+                let mid = self.node_records.partition(at, len, |r| place.code(r) <= bin);
+                let left = self.grow_records(places, at, mid, depth + 1);
+                let right = self.grow_records(places, at + mid, len - mid, depth + 1);
+                self.nodes[id] = Node::Split { feature, threshold, left, right };
+            }
+            None => self.leaf(id, total),
+        }
+        id
+    }
+
+    /// The best split on feature `feature` (at `place` in the records) of
+    /// the node of `len` rows at `at`: the counts of
+    /// [`Grower::split_counted`], from the node's own records.
+    fn split_record(&mut self, place: Place, feature: usize, at: usize, len: usize, total: f64) -> Option<Split> {
+        let nr = std::mem::take(&mut self.node_records);
+        let (recs, packed) = (&nr.recs[at..at + len], &nr.packed[at..at + len]);
+        let best = if self.bins.edges[feature].len() == 1 {
+            let upper: u64 = match place {
+                Place::Bin(b) => recs.iter().zip(packed).map(|(r, &p)| p * u64::from(r[b as usize])).sum(),
+                Place::Member(b, v) => recs.iter().zip(packed).map(|(r, &p)| p * u64::from(r[b as usize] == v)).sum(),
+            };
+            self.cut_two_bins_packed(feature, upper, total)
+        } else {
+            let codes = recs.iter().map(|r| place.code(r));
+            self.cut_packed(feature, codes, packed, total)
+        };
+        self.node_records = nr;
+        best
+    }
+}
+
+impl NodeRecords {
+    /// Moves the rows at `at..at + len` whose record `left` accepts to the
+    /// front, keeping the order of each side; returns their count.
+    /// Branch-free, as [`partition`](super::partition).
+    fn partition(&mut self, at: usize, len: usize, left: impl Fn(&Record) -> bool) -> usize {
+        let (recs, packed) = (&mut self.recs[at..at + len], &mut self.packed[at..at + len]);
+        if self.right_recs.len() < len {
+            self.right_recs.resize(len, [0; WIDTH]);
+            self.right_packed.resize(len, 0);
+        }
+        let (right_recs, right_packed) = (&mut self.right_recs[..len], &mut self.right_packed[..len]);
+        let (mut i, mut k) = (0, 0);
+        for j in 0..len {
+            let (r, p) = (recs[j], packed[j]);
+            let l = left(&r);
+            recs[i] = r;
+            packed[i] = p;
+            right_recs[k] = r;
+            right_packed[k] = p;
+            i += usize::from(l);
+            k += usize::from(!l);
+        }
+        recs[i..].copy_from_slice(&right_recs[..k]);
+        packed[i..].copy_from_slice(&right_packed[..k]);
+        i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three one-hot columns, a many-bin feature, two flags that overlap:
+    /// the one-hot columns share a byte, the second flag opens a group of
+    /// its own because a row holds both flags.
+    #[test]
+    fn one_hot_columns_share_a_byte_and_overlapping_flags_do_not() {
+        let codes = vec![
+            vec![1, 0, 0, 0],
+            vec![0, 1, 0, 0],
+            vec![0, 0, 0, 1],
+            vec![3, 0, 7, 2],
+            vec![1, 1, 0, 0],
+            vec![0, 1, 1, 0],
+        ];
+        let bins = [2, 2, 2, 9, 2, 2];
+        let r = Records::new(&codes, &bins, 4).unwrap();
+        use Place::*;
+        assert_eq!(r.places, [Member(0, 1), Member(0, 2), Member(0, 3), Bin(1), Member(2, 1), Member(3, 1)]);
+        for (f, col) in codes.iter().enumerate() {
+            let read: Vec<u8> = r.rows.iter().map(|rec| r.places[f].code(rec)).collect();
+            assert_eq!(&read, col, "feature {f}");
+        }
+    }
+
+    /// More than 16 bytes' worth of features: no records.
+    #[test]
+    fn tables_wider_than_a_record_have_none() {
+        let codes = vec![vec![0u8, 1, 2]; 17];
+        assert!(Records::new(&codes, &[3; 17], 3).is_none());
+        assert!(Records::new(&codes[..16], &[3; 16], 3).is_some());
+    }
+}
