@@ -24,9 +24,9 @@ mod records;
 use super::scan::{Add, Cuts, Scan, Split, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 use rand::RngExt;
-pub(super) use records::Records;
 #[cfg(test)]
 pub(super) use records::Place;
+pub(super) use records::Records;
 use sandmle_core::SeedRng;
 
 /// Nodes with at least this many rows build their candidates' histograms

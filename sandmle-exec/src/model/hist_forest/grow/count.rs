@@ -83,6 +83,12 @@ impl Grower<'_> {
     /// The cut of a two-class, two-bin feature whose upper bin's rows sum
     /// to `upper` in packed integers.
     pub(super) fn cut_two_bins_packed(&mut self, feature: usize, upper: u64, total: f64) -> Option<Split> {
+        // A bin that holds no weight, or all of it, is no cut (most
+        // candidates of a small node), found without converting the sums.
+        let weight = upper & 0xFFFF_FFFF;
+        if weight == 0 || weight as f64 == total {
+            return None;
+        }
         self.two_bins[3..6].copy_from_slice(&unpack(upper));
         self.cut_two_bins(feature, total)
     }
