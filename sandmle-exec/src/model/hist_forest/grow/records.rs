@@ -49,6 +49,13 @@ impl Place {
 pub(in crate::model::hist_forest) struct Records {
     pub rows: Vec<Record>,
     pub places: Vec<Place>,
+    /// The bytes that hold groups, each with where its values start in a
+    /// node's group histogram.
+    groups: Vec<(usize, usize)>,
+    /// Per feature, a member's place in a node's group histogram.
+    slots: Vec<usize>,
+    /// The numbers in a node's group histogram: every group's values.
+    hist_len: usize,
 }
 
 impl Records {
@@ -102,7 +109,29 @@ impl Records {
                 }
             }
         }
-        Some(Records { rows: records, places })
+        // Each group byte takes the values 0 to its number of members.
+        let mut values = [0usize; WIDTH];
+        for &place in &places {
+            if let Place::Member(at, v) = place {
+                values[at as usize] = values[at as usize].max(usize::from(v) + 1);
+            }
+        }
+        let mut groups = Vec::new();
+        let mut starts = [0usize; WIDTH];
+        let mut hist_len = 0;
+        for (b, &n) in values.iter().enumerate().filter(|&(_, &n)| n > 0) {
+            groups.push((b, hist_len));
+            starts[b] = hist_len;
+            hist_len += n;
+        }
+        let slots = places
+            .iter()
+            .map(|&place| match place {
+                Place::Member(at, v) => starts[at as usize] + usize::from(v),
+                Place::Bin(_) => usize::MAX,
+            })
+            .collect();
+        Some(Records { rows: records, places, groups, slots, hist_len })
     }
 }
 
@@ -115,6 +144,9 @@ pub(in crate::model::hist_forest) struct NodeRecords {
     /// Scratch for the rows going right while a node is partitioned.
     right_recs: Vec<Record>,
     right_packed: Vec<u64>,
+    /// Group histograms ([`Records::groups`]) of the nodes on the path
+    /// being grown: per depth, the left child's, then the right child's.
+    hists: Vec<u64>,
 }
 
 impl Grower<'_> {
@@ -126,30 +158,68 @@ impl Grower<'_> {
         nr.recs.extend(rows.iter().map(|&r| records.rows[r as usize]));
         nr.packed.clear();
         nr.packed.extend(rows.iter().map(|&r| self.packed[r as usize]));
+        let h = records.hist_len;
+        nr.hists.clear();
+        nr.hists.resize(2 * h, 0);
+        nr.count_groups(records, 0, rows.len(), 0);
         self.node_records = nr;
-        self.grow_records(&records.places, 0, rows.len(), 0);
+        self.grow_records(records, 0, rows.len(), 0, 0);
     }
 
-    /// [`Grower::grow`] for the node of `len` rows at place `at`.
-    fn grow_records(&mut self, places: &[Place], at: usize, len: usize, depth: u16) -> usize {
-        let sum: u64 = self.node_records.packed[at..at + len].iter().sum();
+    /// [`Grower::grow`] for the node of `len` rows at place `at`, whose
+    /// group histogram is at `hist` in [`NodeRecords::hists`]. A member
+    /// candidate's upper bin is read there; each split counts the groups
+    /// of its smaller child's rows and finds the larger child's by
+    /// subtraction.
+    fn grow_records(&mut self, records: &Records, at: usize, len: usize, hist: usize, depth: u16) -> usize {
+        let h = records.hist_len;
+        let nr = &self.node_records;
+        // Every row holds one value of a group byte, so the first group's
+        // histogram sums to the node's totals.
+        let sum: u64 = match records.groups.first() {
+            Some(&(_, start)) => nr.hists[hist + start..][..records.hist_len_of_first()].iter().sum(),
+            None => nr.packed[at..at + len].iter().sum(),
+        };
         self.sums[..3].copy_from_slice(&unpack(sum));
         let total = self.sums[0];
         let id = self.nodes.len();
         self.nodes.push(Node::Leaf { at: 0 });
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
         let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(&[], total) {
-            self.best_split_with(|g, f| g.split_record(places[f], f, at, len, total))
+            self.best_split_with(|g, f| match records.places[f] {
+                Place::Member(..) => {
+                    let upper = g.node_records.hists[hist + records.slots[f]];
+                    g.cut_two_bins_packed(f, upper, total)
+                }
+                place => g.split_record(place, f, at, len, total),
+            })
         } else {
             None
         };
         match split {
             Some((feature, bin, next, _)) => {
                 let threshold = self.bins.threshold(feature, bin, next);
-                let place = places[feature];
-                let mid = self.node_records.partition(at, len, |r| place.code(r) <= bin);
-                let left = self.grow_records(places, at, mid, depth + 1);
-                let right = self.grow_records(places, at + mid, len - mid, depth + 1);
+                let place = records.places[feature];
+                let nr = &mut self.node_records;
+                let mid = nr.partition(at, len, |r| place.code(r) <= bin);
+                // The children's histograms, the left's then the right's,
+                // one depth down.
+                let children = 2 * h * (usize::from(depth) + 1);
+                if nr.hists.len() < children + 2 * h {
+                    nr.hists.resize(children + 2 * h, 0);
+                }
+                let (small, large) = if mid <= len - mid {
+                    nr.count_groups(records, at, mid, children);
+                    (children, children + h)
+                } else {
+                    nr.count_groups(records, at + mid, len - mid, children + h);
+                    (children + h, children)
+                };
+                for i in 0..h {
+                    nr.hists[large + i] = nr.hists[hist + i] - nr.hists[small + i];
+                }
+                let left = self.grow_records(records, at, mid, children, depth + 1);
+                let right = self.grow_records(records, at + mid, len - mid, children + h, depth + 1);
                 self.nodes[id] = Node::Split { feature, threshold, left, right };
             }
             None => self.leaf(id, total),
@@ -178,7 +248,28 @@ impl Grower<'_> {
     }
 }
 
+impl Records {
+    /// The values of the first group byte.
+    fn hist_len_of_first(&self) -> usize {
+        self.groups.get(1).map_or(self.hist_len, |&(_, start)| start)
+    }
+}
+
 impl NodeRecords {
+    /// The group histogram of the `len` rows at `at` into `hists[to..]`:
+    /// per group byte, per value, the sum of the packed weights of the
+    /// rows holding it.
+    fn count_groups(&mut self, records: &Records, at: usize, len: usize, to: usize) {
+        let out = &mut self.hists[to..to + records.hist_len];
+        out.fill(0);
+        let (recs, packed) = (&self.recs[at..at + len], &self.packed[at..at + len]);
+        for (r, &p) in recs.iter().zip(packed) {
+            for &(b, start) in &records.groups {
+                out[start + usize::from(r[b])] += p;
+            }
+        }
+    }
+
     /// Moves the rows at `at..at + len` whose record `left` accepts to the
     /// front, keeping the order of each side; returns their count.
     /// Branch-free, as [`partition`](super::partition).
