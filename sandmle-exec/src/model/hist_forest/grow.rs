@@ -175,8 +175,9 @@ impl<'a> Grower<'a> {
         self.pack_rows(w);
         self.adds.clear();
         if let (true, true, Some(records)) = (self.records, self.counts_every_feature(), self.bins.records.as_ref()) {
-            self.grow_by_records(records, rows);
-            return;
+            if self.grow_by_records(records, rows, w) {
+                return;
+            }
         }
         if !self.counts_every_feature() {
             let (kind, y_class, y_value) = (self.kind, self.y_class, self.y_value);

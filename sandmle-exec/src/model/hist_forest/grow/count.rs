@@ -110,13 +110,14 @@ impl Grower<'_> {
     fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
         let codes = &self.bins.codes[feature];
         let local = std::mem::take(&mut self.local_packed);
-        let best = self.cut_packed(feature, rows.iter().map(|&r| codes[r as usize]), &local, total);
+        let best = self.cut_packed(feature, rows.iter().map(|&r| codes[r as usize]), |i| local[i], rows.len(), total);
         self.local_packed = local;
         best
     }
 
-    /// The best split on one feature of a two-class node whose rows have
-    /// bins `codes` and packed weights `packed` (in place order): the
+    /// The best split on one feature of a two-class node whose `len` rows
+    /// have bins `codes` and packed weights `packed(place)` (in place
+    /// order): the
     /// integer sum of the rows' packed weights per occupied bin, found by a
     /// histogram, or, when the feature has many more bins than the node
     /// has rows, by sorting the rows by bin (a histogram would cost a pass
@@ -125,24 +126,25 @@ impl Grower<'_> {
         &mut self,
         feature: usize,
         codes: impl Iterator<Item = u8>,
-        packed: &[u64],
+        packed: impl Fn(usize) -> u64,
+        len: usize,
         total: f64,
     ) -> Option<Split> {
         let n_bins = self.bins.edges[feature].len() + 1;
         let (min_leaf, totals) = (self.p.min_samples_leaf as f64, &self.sums[..3]);
-        if self.sort_wide && packed.len() * SORT_BELOW_BINS_PER_ROW < n_bins {
+        if self.sort_wide && len * SORT_BELOW_BINS_PER_ROW < n_bins {
             let mut keys = std::mem::take(&mut self.keys);
             sort_by_bin(&mut keys, codes);
             let runs = keys.chunk_by(|&a, &b| key_bin(a) == key_bin(b));
-            let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| packed[key_place(k)]).sum()));
+            let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| packed(key_place(k))).sum()));
             let best = packed_cut(sums, min_leaf, feature, total, totals);
             self.keys = keys;
             return best;
         }
         let hist = &mut self.packed_hist;
         hist[..n_bins].fill(0);
-        for (c, &p) in codes.zip(packed) {
-            hist[usize::from(c)] += p;
+        for (i, c) in codes.enumerate() {
+            hist[usize::from(c)] += packed(i);
         }
         let occupied = hist[..n_bins].iter().enumerate().filter(|&(_, &h)| h != 0).map(|(b, &h)| (b as u8, h));
         packed_cut(occupied, min_leaf, feature, total, totals)

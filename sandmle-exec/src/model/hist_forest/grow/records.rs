@@ -5,10 +5,10 @@
 //! each of the node's rows: one load from that feature's codes per row.
 //! Once a tree's nodes are small and their rows far apart in a large
 //! table, each load is a cache miss. Here each row's bins are instead one
-//! 16-byte record, and the tree keeps its rows' records and packed
-//! weights in node order: each split moves them to its children's
-//! places, stably, so a node's candidates read its own records in
-//! sequence. A table whose features fit in 16 bytes qualifies; one-hot
+//! 16-byte record, which in a tree also holds the row's class and weight,
+//! and the tree keeps its rows' records in node order: each split moves
+//! them to its children's places, so a node's candidates read its own
+//! records in sequence. A table whose features fit in 14 bytes qualifies; one-hot
 //! columns make that common, because the two-bin features of which each
 //! row has at most one in the upper bin (a one-hot group) share one byte,
 //! the group member that row holds. The counts are the same integers as
@@ -21,8 +21,24 @@ use crate::model::hist_forest::scan::{Split, unpack};
 /// The bytes of a row record.
 pub(in crate::model::hist_forest) const WIDTH: usize = 16;
 
-/// One row's bins.
+/// One row's bins, then, in a tree, whether its class is the second
+/// ([`SECOND`]) and its weight ([`WEIGHT`]).
 pub(in crate::model::hist_forest) type Record = [u8; WIDTH];
+
+/// The byte of a record that says whether the row's class is the second.
+const SECOND: usize = WIDTH - 2;
+
+/// The byte of a record that holds the row's weight in the tree (its
+/// bootstrap multiplicity: a tree with a weight above 255 does not grow
+/// over records).
+const WEIGHT: usize = WIDTH - 1;
+
+/// A record's packed weights ([`pack`](crate::model::hist_forest::scan::pack)).
+#[inline]
+fn packed(r: &Record) -> u64 {
+    let w = u64::from(r[WEIGHT]);
+    w | (w * u64::from(r[SECOND])) << 32
+}
 
 /// Where a feature's bin lies in a [`Record`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,7 +77,7 @@ pub(in crate::model::hist_forest) struct Records {
 impl Records {
     /// The records of the binned table `codes` (`codes[f][row]`, feature
     /// `f` with `bins[f]` bins), or `None` when its features do not fit
-    /// in [`WIDTH`] bytes. Consecutive two-bin features join one group as
+    /// in the [`SECOND`] bytes before a row's class and weight. Consecutive two-bin features join one group as
     /// long as no row holds two of them in the upper bin and the group
     /// has fewer than 255 members; every other feature takes a byte.
     pub fn new(codes: &[Vec<u8>], bins: &[usize], rows: usize) -> Option<Records> {
@@ -79,7 +95,7 @@ impl Records {
                 *members += 1;
                 places.push(Place::Member(*at, *members));
             } else {
-                if bytes == WIDTH {
+                if bytes == SECOND {
                     return None;
                 }
                 let at = bytes as u8;
@@ -135,35 +151,41 @@ impl Records {
     }
 }
 
-/// A tree's records and packed weights in node order: a node at place
-/// `at` with `len` rows holds `recs[at..at + len]` and `packed[at..at + len]`.
+/// A tree's records in node order: a node at place `at` with `len` rows
+/// holds `recs[at..at + len]`.
 #[derive(Default)]
 pub(in crate::model::hist_forest) struct NodeRecords {
     recs: Vec<Record>,
-    packed: Vec<u64>,
     /// Scratch for the rows going right while a node is partitioned.
     right_recs: Vec<Record>,
-    right_packed: Vec<u64>,
     /// Group histograms ([`Records::groups`]) of the nodes on the path
     /// being grown: per depth, the left child's, then the right child's.
     hists: Vec<u64>,
 }
 
 impl Grower<'_> {
-    /// Grows the tree over `rows` (increasing, packed in `packed`) from
-    /// their records.
-    pub(super) fn grow_by_records(&mut self, records: &Records, rows: &[u32]) {
+    /// Grows the tree over `rows` (increasing, of weights `w`) from their
+    /// records, if every weight fits in a record's byte; returns whether
+    /// it did.
+    pub(super) fn grow_by_records(&mut self, records: &Records, rows: &[u32], w: &[u32]) -> bool {
+        if rows.iter().any(|&r| w[r as usize] > u32::from(u8::MAX)) {
+            return false;
+        }
         let mut nr = std::mem::take(&mut self.node_records);
         nr.recs.clear();
-        nr.recs.extend(rows.iter().map(|&r| records.rows[r as usize]));
-        nr.packed.clear();
-        nr.packed.extend(rows.iter().map(|&r| self.packed[r as usize]));
+        nr.recs.extend(rows.iter().map(|&r| {
+            let mut record = records.rows[r as usize];
+            record[SECOND] = u8::from(self.y_class[r as usize] == 1);
+            record[WEIGHT] = w[r as usize] as u8;
+            record
+        }));
         let h = records.hist_len;
         nr.hists.clear();
         nr.hists.resize(2 * h, 0);
         nr.count_groups(records, 0, rows.len(), 0);
         self.node_records = nr;
         self.grow_records(records, 0, rows.len(), 0, 0);
+        true
     }
 
     /// [`Grower::grow`] for the node of `len` rows at place `at`, whose
@@ -178,7 +200,7 @@ impl Grower<'_> {
         // histogram sums to the node's totals.
         let sum: u64 = match records.groups.first() {
             Some(&(_, start)) => nr.hists[hist + start..][..records.hist_len_of_first()].iter().sum(),
-            None => nr.packed[at..at + len].iter().sum(),
+            None => nr.recs[at..at + len].iter().map(packed).sum(),
         };
         self.sums[..3].copy_from_slice(&unpack(sum));
         let total = self.sums[0];
@@ -232,16 +254,13 @@ impl Grower<'_> {
     /// [`Grower::split_counted`], from the node's own records.
     fn split_record(&mut self, place: Place, feature: usize, at: usize, len: usize, total: f64) -> Option<Split> {
         let nr = std::mem::take(&mut self.node_records);
-        let (recs, packed) = (&nr.recs[at..at + len], &nr.packed[at..at + len]);
+        let recs = &nr.recs[at..at + len];
         let best = if self.bins.edges[feature].len() == 1 {
-            let upper: u64 = match place {
-                Place::Bin(b) => recs.iter().zip(packed).map(|(r, &p)| p * u64::from(r[b as usize])).sum(),
-                Place::Member(b, v) => recs.iter().zip(packed).map(|(r, &p)| p * u64::from(r[b as usize] == v)).sum(),
-            };
+            let upper: u64 = recs.iter().map(|r| packed(r) * u64::from(place.code(r))).sum();
             self.cut_two_bins_packed(feature, upper, total)
         } else {
             let codes = recs.iter().map(|r| place.code(r));
-            self.cut_packed(feature, codes, packed, total)
+            self.cut_packed(feature, codes, |i| packed(&recs[i]), len, total)
         };
         self.node_records = nr;
         best
@@ -262,8 +281,8 @@ impl NodeRecords {
     fn count_groups(&mut self, records: &Records, at: usize, len: usize, to: usize) {
         let out = &mut self.hists[to..to + records.hist_len];
         out.fill(0);
-        let (recs, packed) = (&self.recs[at..at + len], &self.packed[at..at + len]);
-        for (r, &p) in recs.iter().zip(packed) {
+        for r in &self.recs[at..at + len] {
+            let p = packed(r);
             for &(b, start) in &records.groups {
                 out[start + usize::from(r[b])] += p;
             }
@@ -274,25 +293,21 @@ impl NodeRecords {
     /// front, keeping the order of each side; returns their count.
     /// Branch-free, as [`partition`](super::partition).
     fn partition(&mut self, at: usize, len: usize, left: impl Fn(&Record) -> bool) -> usize {
-        let (recs, packed) = (&mut self.recs[at..at + len], &mut self.packed[at..at + len]);
+        let recs = &mut self.recs[at..at + len];
         if self.right_recs.len() < len {
             self.right_recs.resize(len, [0; WIDTH]);
-            self.right_packed.resize(len, 0);
         }
-        let (right_recs, right_packed) = (&mut self.right_recs[..len], &mut self.right_packed[..len]);
+        let right = &mut self.right_recs[..len];
         let (mut i, mut k) = (0, 0);
         for j in 0..len {
-            let (r, p) = (recs[j], packed[j]);
+            let r = recs[j];
             let l = left(&r);
             recs[i] = r;
-            packed[i] = p;
-            right_recs[k] = r;
-            right_packed[k] = p;
+            right[k] = r;
             i += usize::from(l);
             k += usize::from(!l);
         }
-        recs[i..].copy_from_slice(&right_recs[..k]);
-        packed[i..].copy_from_slice(&right_packed[..k]);
+        recs[i..].copy_from_slice(&right[..k]);
         i
     }
 }
@@ -324,11 +339,12 @@ mod tests {
         }
     }
 
-    /// More than 16 bytes' worth of features: no records.
+    /// More than 14 bytes' worth of features (the last two hold a row's
+    /// class and weight): no records.
     #[test]
     fn tables_wider_than_a_record_have_none() {
-        let codes = vec![vec![0u8, 1, 2]; 17];
-        assert!(Records::new(&codes, &[3; 17], 3).is_none());
-        assert!(Records::new(&codes[..16], &[3; 16], 3).is_some());
+        let codes = vec![vec![0u8, 1, 2]; 15];
+        assert!(Records::new(&codes, &[3; 15], 3).is_none());
+        assert!(Records::new(&codes[..14], &[3; 14], 3).is_some());
     }
 }
