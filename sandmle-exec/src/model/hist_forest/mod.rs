@@ -242,33 +242,35 @@ fn grow_trees(
     let Training { bins, n, y_class, y_value, kind } = *t;
     let mut seeder = rng_for(seed, "hist_forest");
     let seeds: Vec<u64> = (0..p.n_trees).map(|_| seeder.random()).collect();
-    // Each thread reuses one histogram scratch (zero between trees) across
-    // the trees it grows.
+    // Each thread reuses its buffers across the trees it grows.
     seeds
         .par_iter()
-        .map_init(Vec::new, |hist, &s| {
+        .map_init(grow::Scratch::default, |scratch, &s| {
             if let Some((at, limit)) = deadline {
                 if Instant::now() >= at {
                     return Err(Error::TimeLimit { limit });
                 }
             }
             let mut rng = rng_for(s, "tree");
-            let mut w = vec![u32::from(!p.bootstrap); n];
+            let (mut w, mut rows) = (std::mem::take(&mut scratch.w), std::mem::take(&mut scratch.rows));
+            w.clear();
+            w.resize(n, u32::from(!p.bootstrap));
             if p.bootstrap {
                 for _ in 0..n {
                     w[rng.random_range(0..n)] += 1;
                 }
             }
-            let mut rows: Vec<u32> = (0..n as u32).filter(|&r| w[r as usize] > 0).collect();
-            let mut g = Grower::new(bins, y_class, y_value, kind, p, rng, std::mem::take(hist));
+            rows.clear();
+            rows.extend((0..n as u32).filter(|&r| w[r as usize] > 0));
+            let mut g = Grower::new(bins, y_class, y_value, kind, p, rng, std::mem::take(scratch));
             g.batch_min_rows = search.batch_min_rows;
             g.presort = search.presort;
             g.sort_wide = search.sort_wide;
             g.count_binary = search.count_binary;
             g.records = search.records;
             g.grow_tree(&mut rows, &w);
-            let (nodes, leaves, scratch) = g.finish();
-            *hist = scratch;
+            let (nodes, leaves) = g.finish(scratch);
+            (scratch.w, scratch.rows) = (w, rows);
             Ok(Tree { nodes, leaves, width: kind.width() })
         })
         .collect()
@@ -351,7 +353,7 @@ mod tests {
         let bins = Bins::fit(&x);
         let y = [0, 0, 1, 1];
         let rng = rng_for(0, "tree");
-        let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng, Vec::new());
+        let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng, grow::Scratch::default());
         g.grow_tree(&mut [0, 3], &[1, 0, 0, 1]);
         assert!(matches!(g.nodes[0], Node::Split { feature: 0, threshold: 5.0, .. }), "{:?}", g.nodes);
         let tree = Tree { nodes: g.nodes, leaves: g.leaves, width: 2 };
