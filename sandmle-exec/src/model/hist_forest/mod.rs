@@ -64,7 +64,9 @@ impl Bins {
         let (mut lo, mut hi) = (Vec::with_capacity(m), Vec::with_capacity(m));
         for_each_column(x, |col| {
             let mut all = col.to_vec();
-            all.sort_by(f64::total_cmp);
+            // Values equal in this order are equal bits: the unstable sort
+            // gives the stable one's order.
+            all.sort_unstable_by(f64::total_cmp);
             let mut distinct = all.clone();
             distinct.dedup();
             let e: Vec<f64> = if distinct.len() <= MAX_BINS {

@@ -230,15 +230,17 @@ impl Grower<'_> {
                 if nr.hists.len() < children + 2 * h {
                     nr.hists.resize(children + 2 * h, 0);
                 }
-                let (small, large) = if mid <= len - mid {
+                let left_small = mid <= len - mid;
+                if left_small {
                     nr.count_groups(records, at, mid, children);
-                    (children, children + h)
                 } else {
                     nr.count_groups(records, at + mid, len - mid, children + h);
-                    (children + h, children)
-                };
-                for i in 0..h {
-                    nr.hists[large + i] = nr.hists[hist + i] - nr.hists[small + i];
+                }
+                let (above, below) = nr.hists.split_at_mut(children);
+                let (left, right) = below[..2 * h].split_at_mut(h);
+                let (small, large) = if left_small { (left, right) } else { (right, left) };
+                for ((l, &p), &s) in large.iter_mut().zip(&above[hist..hist + h]).zip(small.iter()) {
+                    *l = p - s;
                 }
                 let left = self.grow_records(records, at, mid, children, depth + 1);
                 let right = self.grow_records(records, at + mid, len - mid, children + h, depth + 1);
