@@ -10,9 +10,9 @@
 //! are found by [`two_bin_cut`] and [`packed_cut`], which find what
 //! [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for the same bins.
 
-use crate::model::hist_forest::Kind;
 use crate::model::hist_forest::grow::{Grower, key_bin, key_place, sort_by_bin};
 use crate::model::hist_forest::scan::{Split, pack, packed_cut, two_bin_cut, unpack};
+use crate::model::hist_forest::{Kind, MAX_BINS};
 
 /// A two-class node sorts its rows by bin rather than building the
 /// histogram of a feature with more than this many bins per row.
@@ -146,7 +146,15 @@ impl Grower<'_> {
         for (i, c) in codes.enumerate() {
             hist[usize::from(c)] += packed(i);
         }
-        let occupied = hist[..n_bins].iter().enumerate().filter(|&(_, &h)| h != 0).map(|(b, &h)| (b as u8, h));
-        packed_cut(occupied, min_leaf, feature, total, totals)
+        // The occupied bins listed without a branch per bin (which bins a
+        // node occupies is as good as random to the processor).
+        let mut occupied = [0u8; MAX_BINS + 1];
+        let mut k = 0;
+        for (b, &h) in hist[..n_bins].iter().enumerate() {
+            occupied[k] = b as u8;
+            k += usize::from(h != 0);
+        }
+        let sums = occupied[..k].iter().map(|&b| (b, hist[usize::from(b)]));
+        packed_cut(sums, min_leaf, feature, total, totals)
     }
 }
