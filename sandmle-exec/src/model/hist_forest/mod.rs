@@ -132,15 +132,12 @@ fn for_each_column(x: &Array2<f64>, mut f: impl FnMut(&[f64])) {
         }
         return;
     };
-    let mut block = vec![Vec::with_capacity(n); BLOCK.min(m)];
+    let mut block = vec![vec![0.0; n]; BLOCK.min(m)];
     for start in (0..m).step_by(BLOCK) {
         let width = BLOCK.min(m - start);
-        for col in &mut block {
-            col.clear();
-        }
-        for row in data.chunks_exact(m) {
+        for (r, row) in data.chunks_exact(m).enumerate() {
             for (col, &v) in block.iter_mut().zip(&row[start..start + width]) {
-                col.push(v);
+                col[r] = v;
             }
         }
         for col in &block[..width] {
@@ -285,8 +282,16 @@ fn grow_trees(
                     w[rng.random_range(0..n)] += 1;
                 }
             }
+            // The rows drawn, listed without a branch per row (which rows
+            // a bootstrap draws is as good as random to the processor).
             rows.clear();
-            rows.extend((0..n as u32).filter(|&r| w[r as usize] > 0));
+            rows.resize(n, 0);
+            let mut k = 0;
+            for (r, &weight) in w.iter().enumerate() {
+                rows[k] = r as u32;
+                k += usize::from(weight > 0);
+            }
+            rows.truncate(k);
             let mut g = Grower::new(bins, y_class, y_value, kind, p, rng, std::mem::take(scratch));
             g.batch_min_rows = search.batch_min_rows;
             g.presort = search.presort;
