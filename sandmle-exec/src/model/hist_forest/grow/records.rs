@@ -283,10 +283,21 @@ impl NodeRecords {
     fn count_groups(&mut self, records: &Records, at: usize, len: usize, to: usize) {
         let out = &mut self.hists[to..to + records.hist_len];
         out.fill(0);
-        for r in &self.recs[at..at + len] {
-            let p = packed(r);
-            for &(b, start) in &records.groups {
-                out[start + usize::from(r[b])] += p;
+        let recs = &self.recs[at..at + len];
+        // Up to four groups (one-hot columns of up to four categorical
+        // features) in a loop the compiler unrolls.
+        match *records.groups.as_slice() {
+            [a] => count_into(recs, [a], out),
+            [a, b] => count_into(recs, [a, b], out),
+            [a, b, c] => count_into(recs, [a, b, c], out),
+            [a, b, c, d] => count_into(recs, [a, b, c, d], out),
+            ref groups => {
+                for r in recs {
+                    let p = packed(r);
+                    for &(b, start) in groups {
+                        out[start + usize::from(r[b])] += p;
+                    }
+                }
             }
         }
     }
@@ -360,6 +371,17 @@ impl NodeRecords {
         }
         recs[i..].copy_from_slice(&right[..k]);
         i
+    }
+}
+
+/// [`NodeRecords::count_groups`] for `N` groups (byte, start in `out`).
+#[inline]
+fn count_into<const N: usize>(recs: &[Record], groups: [(usize, usize); N], out: &mut [u64]) {
+    for r in recs {
+        let p = packed(r);
+        for &(b, start) in &groups {
+            out[start + usize::from(r[b])] += p;
+        }
     }
 }
 
