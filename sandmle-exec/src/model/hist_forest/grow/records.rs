@@ -21,11 +21,12 @@ use crate::model::hist_forest::scan::{Split, unpack};
 /// The bytes of a row record.
 pub(in crate::model::hist_forest) const WIDTH: usize = 16;
 
-/// One row's bins, then, in a tree, whether its class is the second
+/// One row's bins, then, in a tree, its weight if its class is the second
 /// ([`SECOND`]) and its weight ([`WEIGHT`]).
 pub(in crate::model::hist_forest) type Record = [u8; WIDTH];
 
-/// The byte of a record that says whether the row's class is the second.
+/// The byte of a record that holds the row's weight if its class is the
+/// second, else 0.
 const SECOND: usize = WIDTH - 2;
 
 /// The byte of a record that holds the row's weight in the tree (its
@@ -36,8 +37,7 @@ const WEIGHT: usize = WIDTH - 1;
 /// A record's packed weights ([`pack`](crate::model::hist_forest::scan::pack)).
 #[inline]
 fn packed(r: &Record) -> u64 {
-    let w = u64::from(r[WEIGHT]);
-    w | (w * u64::from(r[SECOND])) << 32
+    u64::from(r[WEIGHT]) | u64::from(r[SECOND]) << 32
 }
 
 /// Where a feature's bin lies in a [`Record`].
@@ -175,8 +175,9 @@ impl Grower<'_> {
         nr.recs.clear();
         nr.recs.extend(rows.iter().map(|&r| {
             let mut record = records.rows[r as usize];
-            record[SECOND] = u8::from(self.y_class[r as usize] == 1);
-            record[WEIGHT] = w[r as usize] as u8;
+            let weight = w[r as usize] as u8;
+            record[SECOND] = if self.y_class[r as usize] == 1 { weight } else { 0 };
+            record[WEIGHT] = weight;
             record
         }));
         let h = records.hist_len;
