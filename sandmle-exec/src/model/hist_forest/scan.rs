@@ -271,6 +271,27 @@ pub(super) fn two_bin_cut(
     Some((feature, 0, 1, raw / total))
 }
 
+/// [`two_bin_cut`] for two classes, the upper bin given as the packed sum
+/// of its rows: the same expression of the same numbers (the lower bin is
+/// the node's totals less the upper's, each side's sum of squares is its
+/// two squares added in class order, the node's purity its
+/// [`purity`]), without the slices.
+pub(super) fn two_bin_packed_cut(
+    min_leaf: f64,
+    feature: usize,
+    total: f64,
+    totals: &[f64],
+    upper: u64,
+) -> Option<Split> {
+    let [rw, r0, r1] = unpack(upper);
+    let (lw, l0, l1) = (totals[0] - rw, totals[1] - r0, totals[2] - r1);
+    if lw == 0.0 || rw == 0.0 || lw < min_leaf || rw < min_leaf {
+        return None;
+    }
+    let raw = (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - purity(Kind::Classes(2), totals);
+    Some((feature, 0, 1, raw / total))
+}
+
 /// A row of weight `w` packed for a two-class tree: the weight, and 32
 /// bits up the weight again if the row's class is the second. A node's
 /// weights sum below 2^32 (at most the training rows, `u32` indices), so
@@ -418,6 +439,8 @@ mod tests {
                 let upper = [totals[0] - lower[0], totals[1] - lower[1], totals[2] - lower[2]];
                 let two = two_bin_cut(min_leaf as f64, 4, totals[0], &totals, &lower, &upper);
                 assert_eq!(bits(two), bits(expected), "case {case}");
+                let two_packed = two_bin_packed_cut(min_leaf as f64, 4, totals[0], &totals, packed[1]);
+                assert_eq!(bits(two_packed), bits(expected), "case {case}");
             }
         }
     }

@@ -11,7 +11,7 @@
 //! [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for the same bins.
 
 use crate::model::hist_forest::grow::{Grower, key_bin, key_place, sort_by_bin};
-use crate::model::hist_forest::scan::{Split, pack, packed_cut, two_bin_cut, unpack};
+use crate::model::hist_forest::scan::{Split, pack, packed_cut, two_bin_cut, two_bin_packed_cut};
 use crate::model::hist_forest::{Kind, MAX_BINS};
 
 /// A two-class node sorts its rows by bin rather than building the
@@ -89,8 +89,7 @@ impl Grower<'_> {
         if weight == 0 || weight as f64 == total {
             return None;
         }
-        self.two_bins[3..6].copy_from_slice(&unpack(upper));
-        self.cut_two_bins(feature, total)
+        two_bin_packed_cut(self.p.min_samples_leaf as f64, feature, total, &self.sums[..3], upper)
     }
 
     /// The cut of a two-bin feature, its upper bin in `two_bins` after the
