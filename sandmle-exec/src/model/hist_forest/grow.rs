@@ -181,7 +181,10 @@ impl<'a> Grower<'a> {
         let Grower { hist, adds, packed, local_packed, keys, local, right, node_records, .. } = self;
         let (w, rows) = (std::mem::take(&mut into.w), std::mem::take(&mut into.rows));
         *into = Scratch { hist, adds, packed, local_packed, keys, local, right, lists, node_records, w, rows };
-        (self.nodes, self.leaves)
+        let (mut nodes, mut leaves) = (self.nodes, self.leaves);
+        nodes.shrink_to_fit();
+        leaves.shrink_to_fit();
+        (nodes, leaves)
     }
 
     fn stride(&self) -> usize {
@@ -193,6 +196,11 @@ impl<'a> Grower<'a> {
     /// increasing order, and adds them in that order).
     pub fn grow_tree(&mut self, rows: &mut [u32], w: &[u32]) {
         rows.sort_unstable();
+        // A tree of m rows has at most 2m - 1 nodes and m leaves: room for
+        // them at once, so they never move while the tree grows (the
+        // memory past what the tree uses is given back by `finish`).
+        self.nodes.reserve(2 * rows.len());
+        self.leaves.reserve(rows.len() * self.kind.width());
         // Presorting costs a partition of every feature's rows at each
         // split, against a sort or a histogram of each candidate's: worth
         // it when every feature is a candidate (measured: with 5 of 30
