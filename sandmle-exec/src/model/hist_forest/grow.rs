@@ -207,7 +207,7 @@ impl<'a> Grower<'a> {
         // features, 4 of 17 or 8 of 64, class forests fit 10-90 % slower).
         let features = self.bins.codes.len();
         self.presorted = if self.presort && self.p.max_features >= features {
-            Some(Presorted::new(&self.bins.codes, rows, std::mem::take(&mut self.lists)))
+            Some(Presorted::new(self.bins, rows, std::mem::take(&mut self.lists)))
         } else {
             None
         };
@@ -543,12 +543,15 @@ impl<'a> Grower<'a> {
 impl Presorted {
     /// Each feature's `rows` (increasing) put in bin order by a counting
     /// sort, which keeps rows of one bin in increasing order.
-    fn new(codes: &[Vec<u8>], rows: &[u32], mut lists: Vec<u32>) -> Presorted {
+    fn new(bins: &Bins, rows: &[u32], mut lists: Vec<u32>) -> Presorted {
         let m = rows.len();
         lists.clear();
-        lists.resize(codes.len() * m, 0);
-        for (f, codes) in codes.iter().enumerate() {
-            let mut starts = [0usize; MAX_BINS + 2];
+        lists.resize(bins.codes.len() * m, 0);
+        let mut all_starts = [0usize; MAX_BINS + 2];
+        for (f, codes) in bins.codes.iter().enumerate() {
+            // Counts over the feature's own bins only.
+            let starts = &mut all_starts[..bins.edges[f].len() + 2];
+            starts.fill(0);
             for &r in rows {
                 starts[codes[r as usize] as usize + 1] += 1;
             }
