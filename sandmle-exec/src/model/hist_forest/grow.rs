@@ -11,6 +11,8 @@
 //! of equal bins.
 //! Class trees count in integers instead where they can ([`count`]):
 //! a two-bin candidate's upper bin, and with two classes every histogram.
+//! Two-class trees on a table whose features fit in a 16-byte row record
+//! grow over those records kept in node order instead ([`records`]).
 //! A tree whose nodes try every feature (forests and trees for values by
 //! default) instead keeps every feature's rows sorted by bin, sorted once
 //! and partitioned stably with the node's rows, and scans them without
