@@ -25,7 +25,6 @@ mod records;
 
 use super::scan::{Add, Cuts, Scan, Split, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
-use rand::RngExt;
 #[cfg(test)]
 pub(super) use records::Place;
 pub(super) use records::Records;
@@ -335,7 +334,7 @@ impl<'a> Grower<'a> {
         self.order.extend(0..n_features);
         let wanted = self.p.max_features.min(n_features);
         for i in 0..wanted {
-            let j = self.rng.random_range(i..n_features);
+            let j = super::draw(&mut self.rng, i, n_features);
             self.order.swap(i, j);
         }
         wanted
@@ -344,7 +343,7 @@ impl<'a> Grower<'a> {
     /// The `i`-th candidate, `i` past the first ones: drawn from the
     /// features not tried yet, when none of the earlier could be cut.
     fn draw_further(&mut self, i: usize) -> usize {
-        let j = self.rng.random_range(i..self.bins.codes.len());
+        let j = super::draw(&mut self.rng, i, self.bins.codes.len());
         self.order.swap(i, j);
         self.order[i]
     }

@@ -29,9 +29,10 @@ use super::Data;
 use crate::error::{Error, Result};
 use grow::Grower;
 use ndarray::Array2;
+use rand::Rng;
 use rand::RngExt;
 use rayon::prelude::*;
-use sandmle_core::rng_for;
+use sandmle_core::{SeedRng, rng_for};
 use std::time::Instant;
 
 const MAX_BINS: usize = 255;
@@ -252,6 +253,29 @@ impl Search {
     };
 }
 
+/// `rng.random_range(low..high)`: the same number from the same stream,
+/// inlined. A bootstrap sample is a draw per training row and a node draws
+/// each candidate (a value tree, all of them); rand's sampler is a call per
+/// draw. For ranges below 2^32 rand multiplies one 32-bit draw by the
+/// range and draws a second only when the first's low half falls in the
+/// biased zone (its single-sample method, which `random_range` uses);
+/// larger ranges are left to rand. Test `draws_are_rands_draws` pins the
+/// equality, so a change of rand's method fails it rather than changing
+/// the trees.
+#[inline]
+fn draw(rng: &mut SeedRng, low: usize, high: usize) -> usize {
+    let Ok(range) = u32::try_from(high - low) else {
+        return rng.random_range(low..high);
+    };
+    let m = u64::from(rng.next_u32()) * u64::from(range);
+    let (mut result, lo) = ((m >> 32) as u32, m as u32);
+    if lo > range.wrapping_neg() {
+        let new_hi = ((u64::from(rng.next_u32()) * u64::from(range)) >> 32) as u32;
+        result += u32::from(lo.checked_add(new_hi).is_none());
+    }
+    low + result as usize
+}
+
 /// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
 /// index order whatever the thread count.
 fn grow_trees(
@@ -279,7 +303,7 @@ fn grow_trees(
             w.resize(n, u32::from(!p.bootstrap));
             if p.bootstrap {
                 for _ in 0..n {
-                    w[rng.random_range(0..n)] += 1;
+                    w[draw(&mut rng, 0, n)] += 1;
                 }
             }
             // The rows drawn, listed without a branch per row (which rows
@@ -389,6 +413,21 @@ mod tests {
         let tree = Tree { nodes: g.nodes, leaves: g.leaves, width: 2 };
         assert_eq!(tree.leaf_of(&[4.9]), &[1.0, 0.0]);
         assert_eq!(tree.leaf_of(&[5.1]), &[0.0, 1.0]);
+    }
+
+    /// [`draw`] takes the numbers `random_range` takes from the same
+    /// stream: small and large ranges, offsets, and ranges near 2^31 and
+    /// 2^32 whose biased zone (a second draw) is wide.
+    #[test]
+    fn draws_are_rands_draws() {
+        let ranges =
+            [(0, 1), (0, 2), (0, 3), (3, 10), (0, 1000), (0, 200_000), (5, (1 << 31) + 7), (0, u32::MAX as usize)];
+        for (low, high) in ranges {
+            let (mut ours, mut rands) = (rng_for(7, "draws"), rng_for(7, "draws"));
+            for _ in 0..20_000 {
+                assert_eq!(draw(&mut ours, low, high), rands.random_range(low..high), "{low}..{high}");
+            }
+        }
     }
 
     /// Columns come out whole and in order, across blocks (eleven columns
