@@ -370,9 +370,19 @@ impl PackedCuts<'_> {
         let mut raw = [0.0; Self::BATCH];
         // Every lane, the unused ones too (their numbers are stale and
         // their gains never read): a loop of fixed length vectorises.
-        for (r, &[lw, l0, l1]) in raw.iter_mut().zip(&self.left) {
+        let gain = |[lw, l0, l1]: [f64; 3]| {
             let (rw, r0, r1) = (t[0] - lw, t[1] - l0, t[2] - l1);
-            *r = (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - self.parent;
+            (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - self.parent
+        };
+        if self.len <= 2 {
+            // A small node's few cuts: the lanes it uses.
+            for (r, &left) in raw.iter_mut().zip(&self.left).take(self.len) {
+                *r = gain(left);
+            }
+        } else {
+            for (r, &left) in raw.iter_mut().zip(&self.left) {
+                *r = gain(left);
+            }
         }
         for (&raw, &at) in raw.iter().zip(&self.at).take(self.len) {
             best.offer(raw, total, at);
