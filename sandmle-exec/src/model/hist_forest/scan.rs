@@ -50,20 +50,20 @@ impl Scan {
         let (tw, ts) = (sums[0], sums[1]);
         let parent = purity(Kind::Values, &[tw, ts]);
         let (mut lw, mut ls) = (0.0, 0.0);
-        // The current run's bin and sums.
-        let (mut run, mut bw, mut bs) = (None, 0.0, 0.0);
+        let mut rows = rows;
+        let (first, a) = rows.next()?;
+        // The current run's bin and sums (each added from zero).
+        let (mut run, mut bw, mut bs) = (first, 0.0 + a.weight, 0.0 + a.amount);
         let mut best = Best::default();
         for (code, a) in rows {
-            if run != Some(code) {
-                if let Some(last) = run {
-                    lw += bw;
-                    ls += bs;
-                    let (rw, rs) = (tw - lw, ts - ls);
-                    self.offer(&mut best, last, code, (lw, rw), || {
-                        purity(Kind::Values, &[lw, ls]) + purity(Kind::Values, &[rw, rs]) - parent
-                    });
-                }
-                (run, bw, bs) = (Some(code), 0.0, 0.0);
+            if code != run {
+                lw += bw;
+                ls += bs;
+                let (rw, rs) = (tw - lw, ts - ls);
+                // Both sides hold rows, whose weights are at least 1: each
+                // purity is its squared sum over its weight ([`purity`]).
+                self.offer(&mut best, run, code, (lw, rw), || ls * ls / lw + rs * rs / rw - parent);
+                (run, bw, bs) = (code, 0.0, 0.0);
             }
             bw += a.weight;
             bs += a.amount;
