@@ -5,14 +5,16 @@
 //! each of the node's rows: one load from that feature's codes per row.
 //! Once a tree's nodes are small and their rows far apart in a large
 //! table, each load is a cache miss. Here each row's bins are instead one
-//! 16-byte record, which in a tree also holds the row's class and weight,
-//! and the tree keeps its rows' records in node order: each split moves
-//! them to its children's places, so a node's candidates read its own
-//! records in sequence. A table whose features fit in 14 bytes qualifies; one-hot
-//! columns make that common, because the two-bin features of which each
-//! row has at most one in the upper bin (a one-hot group) share one byte,
-//! the group member that row holds. The counts are the same integers as
-//! the per-feature path's, so the trees are the same.
+//! 16-byte record, which in a tree also holds the row's weight and
+//! second-class weight, and the tree keeps its rows' records in node
+//! order: each split moves them to its children's places, so a node's
+//! candidates read its own records in sequence. A table whose features fit
+//! in 14 bytes qualifies; one-hot columns make that common, because the
+//! two-bin features of which each row has at most one in the upper bin (a
+//! one-hot group) share one byte, the group member that row holds. A
+//! node's group histograms come down the tree by subtraction, so a group
+//! member candidate is read, not counted. The counts are the same integers
+//! as the per-feature path's, so the trees are the same.
 
 use crate::model::hist_forest::Node;
 use crate::model::hist_forest::grow::Grower;
@@ -43,10 +45,11 @@ fn packed(r: &Record) -> u64 {
 /// Where a feature's bin lies in a [`Record`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(in crate::model::hist_forest) enum Place {
-    /// The bin is byte `0`.
+    /// The bin is the byte at this index.
     Bin(u8),
     /// A member of a group of two-bin features: the row is in the upper
-    /// bin when byte `0` is `1` (the member's number, from 1).
+    /// bin when the byte at the first index holds the second number (the
+    /// member's number in its group, from 1; 0 is no member).
     Member(u8, u8),
 }
 
@@ -76,10 +79,11 @@ pub(in crate::model::hist_forest) struct Records {
 
 impl Records {
     /// The records of the binned table `codes` (`codes[f][row]`, feature
-    /// `f` with `bins[f]` bins), or `None` when its features do not fit
-    /// in the [`SECOND`] bytes before a row's class and weight. Consecutive two-bin features join one group as
-    /// long as no row holds two of them in the upper bin and the group
-    /// has fewer than 255 members; every other feature takes a byte.
+    /// `f` with `bins[f]` bins), or `None` when its features do not fit in
+    /// the [`SECOND`] bytes before a row's weights. Consecutive two-bin
+    /// features join one group as long as no row holds two of them in the
+    /// upper bin and the group has fewer than 255 members; every other
+    /// feature takes a byte.
     pub fn new(codes: &[Vec<u8>], bins: &[usize], rows: usize) -> Option<Records> {
         let mut places = Vec::with_capacity(codes.len());
         // The open group: its byte, its members so far, the rows it holds.
