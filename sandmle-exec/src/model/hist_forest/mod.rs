@@ -581,12 +581,21 @@ mod tests {
         let records = bins.records.as_ref().expect("four bytes");
         assert_eq!(records.places[1..=8].iter().filter(|p| matches!(p, grow::Place::Member(1, _))).count(), 8);
         let training = Training { bins: &bins, n: 600, y_class: &y, y_value: &[], kind: Kind::Classes(2) };
-        for max_features in [1, 3, 11] {
-            let p = HistParams { min_samples_leaf: 1 + max_features % 3, ..params(max_features) };
+        for (max_features, bootstrap) in [(1, true), (3, true), (11, true), (3, false)] {
+            let p = HistParams { min_samples_leaf: 1 + max_features % 3, bootstrap, ..params(max_features) };
             let grow = |records| grow_trees(&training, p, 21, None, Search { records, ..Search::FASTEST }).unwrap();
             let per_feature = grow(false);
             assert!(per_feature.iter().all(|t| t.nodes.len() > 30), "the fixture grows real trees");
-            assert_eq!(grow(true), per_feature, "{max_features} candidates");
+            assert_eq!(grow(true), per_feature, "{max_features} candidates, bootstrap {bootstrap}");
         }
+        // A table without two-bin features: records without groups.
+        let (x, classes, _) = fixture();
+        let x = x.select(ndarray::Axis(1), &[0, 1, 2, 4]);
+        let two: Vec<usize> = classes.iter().map(|&c| usize::from(c > 0)).collect();
+        let bins = Bins::fit(&x);
+        assert!(bins.records.as_ref().is_some_and(|r| r.places.iter().all(|p| matches!(p, grow::Place::Bin(_)))));
+        let training = Training { bins: &bins, n: 400, y_class: &two, y_value: &[], kind: Kind::Classes(2) };
+        let grow = |records| grow_trees(&training, params(2), 4, None, Search { records, ..Search::FASTEST }).unwrap();
+        assert_eq!(grow(true), grow(false), "no groups");
     }
 }

@@ -286,6 +286,9 @@ impl NodeRecords {
     /// per group byte, per value, the sum of the packed weights of the
     /// rows holding it.
     fn count_groups(&mut self, records: &Records, at: usize, len: usize, to: usize) {
+        if records.groups.is_empty() {
+            return;
+        }
         let out = &mut self.hists[to..to + records.hist_len];
         out.fill(0);
         let recs = &self.recs[at..at + len];
