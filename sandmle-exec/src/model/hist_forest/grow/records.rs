@@ -218,7 +218,7 @@ impl Grower<'_> {
                     let upper = g.node_records.hists[hist + records.slots[f]];
                     g.cut_two_bins_packed(f, upper, total)
                 }
-                place => g.split_record(place, f, at, len, total),
+                Place::Bin(byte) => g.split_record(byte, f, at, len, total),
             })
         } else {
             None
@@ -256,19 +256,16 @@ impl Grower<'_> {
         id
     }
 
-    /// The best split on feature `feature` (at `place` in the records) of
-    /// the node of `len` rows at `at`: the counts of
-    /// [`Grower::split_counted`], from the node's own records.
-    fn split_record(&mut self, place: Place, feature: usize, at: usize, len: usize, total: f64) -> Option<Split> {
+    /// The best split on feature `feature`, whose bin is the records' byte
+    /// `byte`, of the node of `len` rows at `at`: the counts of
+    /// [`Grower::split_packed`], from the node's own records. (Every
+    /// two-bin feature is a group member, read from the node's group
+    /// histogram, so these features have one bin or more than two.)
+    fn split_record(&mut self, byte: u8, feature: usize, at: usize, len: usize, total: f64) -> Option<Split> {
         let nr = std::mem::take(&mut self.node_records);
         let recs = &nr.recs[at..at + len];
-        let best = if self.bins.edges[feature].len() == 1 {
-            let upper: u64 = recs.iter().map(|r| packed(r) * u64::from(place.code(r))).sum();
-            self.cut_two_bins_packed(feature, upper, total)
-        } else {
-            let codes = recs.iter().map(|r| place.code(r));
-            self.cut_packed(feature, codes, |i| packed(&recs[i]), len, total)
-        };
+        let codes = recs.iter().map(|r| r[usize::from(byte)]);
+        let best = self.cut_packed(feature, codes, |i| packed(&recs[i]), len, total);
         self.node_records = nr;
         best
     }
