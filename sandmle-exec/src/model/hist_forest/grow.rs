@@ -511,10 +511,10 @@ impl<'a> Grower<'a> {
         }
         let codes = &self.bins.codes[feature];
         let mut keys = std::mem::take(&mut self.keys);
-        sort_by_bin(&mut keys, rows.iter().map(|&r| codes[r as usize]));
+        let sorted = sort_by_bin(&mut keys, rows.iter().map(|&r| codes[r as usize]));
         let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
         let local = &self.local;
-        let sorted = keys.iter().map(|&k| (key_bin(k), local[key_place(k)]));
+        let sorted = sorted.iter().map(|&k| (key_bin(k), local[key_place(k)]));
         let best = match self.kind {
             Kind::Values => scan.values(sorted, &self.sums),
             Kind::Classes(k) => scan.classes(sorted, k, &mut self.sums),
@@ -580,13 +580,45 @@ fn keep(s: Option<Split>, best: &mut Option<Split>) {
     }
 }
 
+/// Nodes of at least this many rows sort by counting (a pass over 256 bin
+/// counters costs about what a comparison sort of this many keys does).
+const COUNT_SORT_MIN: usize = 32;
+
 /// Sorts the places of a node's rows by their bins `codes` (in place
-/// order), then by place, into `keys`: each key holds a bin 32 bits up
-/// ([`key_bin`]) and a place below ([`key_place`]).
-fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) {
+/// order), then by place, and returns the sorted keys: each key holds a
+/// bin 32 bits up ([`key_bin`]) and a place below ([`key_place`]). `keys`
+/// is scratch.
+///
+/// A node of [`COUNT_SORT_MIN`] rows or more is sorted by counting: the
+/// keys are made in place order and each is put after every key of a lower
+/// bin and every earlier key of its own, which is the order a comparison
+/// sort of the keys gives, in a pass over the rows and one over the bins.
+fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) -> &[u64] {
     keys.clear();
     keys.extend(codes.enumerate().map(|(i, c)| (u64::from(c) << 32) | i as u64));
-    keys.sort_unstable();
+    let n = keys.len();
+    if n < COUNT_SORT_MIN {
+        keys.sort_unstable();
+        return keys;
+    }
+    let mut next = [0u32; 256];
+    for &k in keys.iter() {
+        next[usize::from(key_bin(k))] += 1;
+    }
+    let mut before = 0;
+    for slot in &mut next {
+        let count = *slot;
+        *slot = before;
+        before += count;
+    }
+    keys.resize(2 * n, 0);
+    let (unsorted, sorted) = keys.split_at_mut(n);
+    for &k in unsorted.iter() {
+        let slot = &mut next[usize::from(key_bin(k))];
+        sorted[*slot as usize] = k;
+        *slot += 1;
+    }
+    &keys[n..]
 }
 
 /// The bin of a [`sort_by_bin`] key.
@@ -619,4 +651,31 @@ fn partition(rows: &mut [u32], right: &mut Vec<u32>, left: impl Fn(u32) -> bool)
     }
     rows[i..].copy_from_slice(&right[..k]);
     i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+    use sandmle_core::rng_for;
+
+    /// Nodes on both sides of [`COUNT_SORT_MIN`], with codes from one bin
+    /// to all 256: the keys come out in (bin, place) order, each place
+    /// once, as a comparison sort puts them.
+    #[test]
+    fn counting_sort_by_bin_orders_keys_as_a_comparison_sort() {
+        let mut rng = rng_for(7, "sort_by_bin");
+        let mut keys = Vec::new();
+        for len in [0, 1, 5, COUNT_SORT_MIN - 1, COUNT_SORT_MIN, COUNT_SORT_MIN + 1, 200, 1000] {
+            for bins in [1u16, 2, 17, 256] {
+                let codes: Vec<u8> = (0..len).map(|_| rng.random_range(0..bins) as u8).collect();
+                let mut expected: Vec<u64> =
+                    codes.iter().enumerate().map(|(i, &c)| (u64::from(c) << 32) | i as u64).collect();
+                expected.sort();
+                let sorted = sort_by_bin(&mut keys, codes.iter().copied());
+                assert_eq!(sorted, &expected[..], "{len} rows, {bins} bins");
+                assert!(sorted.iter().all(|&k| codes[key_place(k)] == key_bin(k)));
+            }
+        }
+    }
 }
