@@ -252,8 +252,15 @@ fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
             let dx = luma[y * w + right] - luma[y * w + left];
             let dy = luma[down * w + x] - luma[up * w + x];
             let bin = orientation_bin(dx, dy).unwrap_or_else(|| float_orientation_bin(gx, gy));
-            for &(_, cy, wy) in &oy[sy[y]..sy[y + 1]] {
-                for &(_, cx, wx) in &ox[sx[x]..sx[x + 1]] {
+            let (ys, xs) = (&oy[sy[y]..sy[y + 1]], &ox[sx[x]..sx[x + 1]]);
+            if let ([(_, cy, wy)], [(_, cx, wx)]) = (ys, xs) {
+                // One cell (every pixel, when the sides are multiples of
+                // the grid): the same addition, without the loops.
+                cells[(cy * HOG_CELLS + cx) * HOG_BINS + bin] += mag * (wy * wx) as f64 / cell_area;
+                continue;
+            }
+            for &(_, cy, wy) in ys {
+                for &(_, cx, wx) in xs {
                     cells[(cy * HOG_CELLS + cx) * HOG_BINS + bin] += mag * (wy * wx) as f64 / cell_area;
                 }
             }
@@ -291,26 +298,16 @@ fn orientation_bin(dx: i64, dy: i64) -> Option<usize> {
     if a == dy {
         return None;
     }
-    // dy < (√2 - 1)·a and dy < (√2 + 1)·a, exactly, for a > 0.
+    // dy < (√2 - 1)·a, dy < a and dy < (√2 + 1)·a, exactly, for a > 0
+    // (all false for a = 0). Each implies the next, so how many hold
+    // places θ in its half: bins 3, 2, 1, 0 for dx > 0 and 4, 5, 6, 7
+    // otherwise. Counted without a branch (the side a gradient falls on
+    // is as good as random to the processor).
     let below_eighth = (dy + a) * (dy + a) < 2 * a * a;
-    let below_three_eighths = dy < a || (dy - a) * (dy - a) < 2 * a * a;
-    let bin = if dx > 0 {
-        match (below_eighth, dy < a, below_three_eighths) {
-            (true, _, _) => 0,
-            (false, true, _) => 1,
-            (false, false, true) => 2,
-            (false, false, false) => 3,
-        }
-    } else if a == 0 || !below_three_eighths {
-        4
-    } else if dy > a {
-        5
-    } else if !below_eighth {
-        6
-    } else {
-        7
-    };
-    Some(bin)
+    let below_diagonal = dy < a;
+    let below_three_eighths = below_diagonal | ((dy - a) * (dy - a) < 2 * a * a);
+    let held = usize::from(below_eighth) + usize::from(below_diagonal) + usize::from(below_three_eighths);
+    Some(if dx > 0 { 3 - held } else { 4 + held })
 }
 
 /// The orientation bin of a floating-point gradient, not both zero:

@@ -258,7 +258,9 @@ impl<'a> Grower<'a> {
                 let goes_left = |r: u32| codes[r as usize] <= bin;
                 let mid = partition(rows, &mut self.right, goes_left);
                 if let Some(pre) = &mut self.presorted {
-                    for f in 0..self.bins.codes.len() {
+                    // The split feature's own list is in bin order: its
+                    // left rows are already its first `mid`.
+                    for f in (0..self.bins.codes.len()).filter(|&f| f != feature) {
                         let list = &mut pre.lists[f * pre.m + at..][..rows.len()];
                         partition(list, &mut self.right, goes_left);
                     }
