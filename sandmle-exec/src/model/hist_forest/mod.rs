@@ -64,21 +64,7 @@ impl Bins {
         let (mut edges, mut codes) = (Vec::with_capacity(m), Vec::with_capacity(m));
         let (mut lo, mut hi) = (Vec::with_capacity(m), Vec::with_capacity(m));
         for_each_column(x, |col| {
-            let mut all = col.to_vec();
-            // Values equal in this order are equal bits: the unstable sort
-            // gives the stable one's order.
-            all.sort_unstable_by(f64::total_cmp);
-            let mut distinct = all.clone();
-            distinct.dedup();
-            let e: Vec<f64> = if distinct.len() <= MAX_BINS {
-                // Midpoints between consecutive distinct values.
-                distinct.windows(2).map(|w| w[0] + (w[1] - w[0]) / 2.0).collect()
-            } else {
-                // Quantiles of the values, duplicates merged.
-                let mut cuts: Vec<f64> = (1..MAX_BINS).map(|i| all[i * all.len() / MAX_BINS]).collect();
-                cuts.dedup();
-                cuts
-            };
+            let e = few_distinct(col).map_or_else(|| sorted_edges(col), |distinct| midpoints(&distinct));
             let c: Vec<u8> = col.iter().map(|&v| e.partition_point(|&t| t < v) as u8).collect();
             let (mut l, mut h) = (vec![f64::INFINITY; e.len() + 1], vec![f64::NEG_INFINITY; e.len() + 1]);
             for (&v, &b) in col.iter().zip(&c) {
@@ -117,6 +103,57 @@ impl Bins {
         }
         out
     }
+}
+
+/// A column's bin edges from its sorted values: the [`midpoints`] of its
+/// distinct values if there are at most [`MAX_BINS`], else its quantiles
+/// (duplicates merged).
+fn sorted_edges(col: &[f64]) -> Vec<f64> {
+    let mut all = col.to_vec();
+    // Values equal in this order are equal bits: the unstable sort gives
+    // the stable one's order.
+    all.sort_unstable_by(f64::total_cmp);
+    let mut distinct = all.clone();
+    distinct.dedup();
+    if distinct.len() <= MAX_BINS {
+        return midpoints(&distinct);
+    }
+    let mut cuts: Vec<f64> = (1..MAX_BINS).map(|i| all[i * all.len() / MAX_BINS]).collect();
+    cuts.dedup();
+    cuts
+}
+
+/// Midpoints between consecutive distinct values.
+fn midpoints(distinct: &[f64]) -> Vec<f64> {
+    distinct.windows(2).map(|w| w[0] + (w[1] - w[0]) / 2.0).collect()
+}
+
+/// A column's distinct values in [`sorted_edges`]' order and as its
+/// `dedup` merges them (`-0.0` and `0.0` into the first), found without
+/// sorting the column: `None` when it has more than [`MAX_BINS`] values
+/// distinct in total order, or a NaN (which `dedup` never merges). A
+/// one-hot or small-integer column of 261,877 rows is binned in one pass
+/// rather than a sort.
+fn few_distinct(col: &[f64]) -> Option<Vec<f64>> {
+    let mut set: Vec<f64> = Vec::new();
+    let mut last: Option<u64> = None;
+    for &v in col {
+        if last == Some(v.to_bits()) {
+            continue;
+        }
+        if v.is_nan() {
+            return None;
+        }
+        if let Err(at) = set.binary_search_by(|s| s.total_cmp(&v)) {
+            if set.len() == MAX_BINS {
+                return None;
+            }
+            set.insert(at, v);
+        }
+        last = Some(v.to_bits());
+    }
+    set.dedup();
+    Some(set)
 }
 
 /// Calls `f` with each column of `x` in order, as a contiguous slice: a
@@ -444,6 +481,32 @@ mod tests {
             let columns: Vec<Vec<f64>> = x.columns().into_iter().map(|c| c.to_vec()).collect();
             assert_eq!(seen, columns);
         }
+    }
+
+    /// Columns of few distinct values skip the sort: the same edges as
+    /// sorting finds, on one-hot columns, `-0.0` beside `0.0`, exactly
+    /// [`MAX_BINS`] values and one more, and a NaN (which sorts instead).
+    #[test]
+    fn columns_of_few_values_get_the_edges_sorting_gives() {
+        let mut rng = rng_for(3, "few_distinct");
+        let n = 2000;
+        let columns: Vec<Vec<f64>> = vec![
+            (0..n).map(|_| f64::from(rng.random_range(0..2u8))).collect(),
+            (0..n).map(|_| [-0.0, 0.0, 1.5][rng.random_range(0..3usize)]).collect(),
+            (0..n).map(|i| (i % MAX_BINS) as f64 * 0.25 - 3.0).collect(),
+            (0..n).map(|i| (i % (MAX_BINS + 1)) as f64).collect(),
+            (0..n).map(|_| rng.random_range(-1.0..1.0)).collect(),
+            (0..n).map(|i| if i == 7 { f64::NAN } else { f64::from(rng.random_range(0..4u8)) }).collect(),
+        ];
+        for (k, col) in columns.iter().enumerate() {
+            let fast = few_distinct(col).map(|d| midpoints(&d));
+            assert_eq!(fast.is_some(), k < 3, "column {k}: the pass finds few values");
+            let edges = fast.unwrap_or_else(|| sorted_edges(col));
+            let sorted = sorted_edges(col);
+            assert_eq!(edges.len(), sorted.len(), "column {k}");
+            assert!(edges.iter().zip(&sorted).all(|(a, b)| a.to_bits() == b.to_bits()), "column {k}");
+        }
+        assert_eq!(sorted_edges(&columns[0]), vec![0.5]);
     }
 
     /// Quantile bins (more distinct values than bins) cut between the
