@@ -64,13 +64,26 @@ impl Bins {
         let (mut edges, mut codes) = (Vec::with_capacity(m), Vec::with_capacity(m));
         let (mut lo, mut hi) = (Vec::with_capacity(m), Vec::with_capacity(m));
         for_each_column(x, |col| {
-            let e = few_distinct(col).map_or_else(|| sorted_edges(col), |distinct| midpoints(&distinct));
+            let few = few_distinct(col);
+            let e = few.as_ref().map_or_else(|| sorted_edges(col), |(distinct, _)| midpoints(distinct));
             let c: Vec<u8> = col.iter().map(|&v| e.partition_point(|&t| t < v) as u8).collect();
-            let (mut l, mut h) = (vec![f64::INFINITY; e.len() + 1], vec![f64::NEG_INFINITY; e.len() + 1]);
-            for (&v, &b) in col.iter().zip(&c) {
-                l[b as usize] = l[b as usize].min(v);
-                h[b as usize] = h[b as usize].max(v);
-            }
+            let (l, h) = match few {
+                // Each bin holds one value, the same bits in every row:
+                // its smallest and largest.
+                Some((distinct, true))
+                    if distinct.iter().enumerate().all(|(b, &v)| e.partition_point(|&t| t < v) == b) =>
+                {
+                    (distinct.clone(), distinct)
+                }
+                _ => {
+                    let (mut l, mut h) = (vec![f64::INFINITY; e.len() + 1], vec![f64::NEG_INFINITY; e.len() + 1]);
+                    for (&v, &b) in col.iter().zip(&c) {
+                        l[b as usize] = l[b as usize].min(v);
+                        h[b as usize] = h[b as usize].max(v);
+                    }
+                    (l, h)
+                }
+            };
             edges.push(e);
             codes.push(c);
             lo.push(l);
@@ -130,11 +143,12 @@ fn midpoints(distinct: &[f64]) -> Vec<f64> {
 
 /// A column's distinct values in [`sorted_edges`]' order and as its
 /// `dedup` merges them (`-0.0` and `0.0` into the first), found without
-/// sorting the column: `None` when it has more than [`MAX_BINS`] values
-/// distinct in total order, or a NaN (which `dedup` never merges). A
-/// one-hot or small-integer column of 261,877 rows is binned in one pass
-/// rather than a sort.
-fn few_distinct(col: &[f64]) -> Option<Vec<f64>> {
+/// sorting the column, and whether each is one bit pattern (no zero of
+/// the other sign merged into it): `None` when it has more than
+/// [`MAX_BINS`] values distinct in total order, or a NaN (which `dedup`
+/// never merges). A one-hot or small-integer column of 261,877 rows is
+/// binned in one pass rather than a sort.
+fn few_distinct(col: &[f64]) -> Option<(Vec<f64>, bool)> {
     let mut set: Vec<f64> = Vec::new();
     let mut last: Option<u64> = None;
     for &v in col {
@@ -152,8 +166,10 @@ fn few_distinct(col: &[f64]) -> Option<Vec<f64>> {
         }
         last = Some(v.to_bits());
     }
+    let patterns = set.len();
     set.dedup();
-    Some(set)
+    let single = set.len() == patterns;
+    Some((set, single))
 }
 
 /// Calls `f` with each column of `x` in order, as a contiguous slice: a
@@ -499,7 +515,7 @@ mod tests {
             (0..n).map(|i| if i == 7 { f64::NAN } else { f64::from(rng.random_range(0..4u8)) }).collect(),
         ];
         for (k, col) in columns.iter().enumerate() {
-            let fast = few_distinct(col).map(|d| midpoints(&d));
+            let fast = few_distinct(col).map(|(d, _)| midpoints(&d));
             assert_eq!(fast.is_some(), k < 3, "column {k}: the pass finds few values");
             let edges = fast.unwrap_or_else(|| sorted_edges(col));
             let sorted = sorted_edges(col);
@@ -507,6 +523,37 @@ mod tests {
             assert!(edges.iter().zip(&sorted).all(|(a, b)| a.to_bits() == b.to_bits()), "column {k}");
         }
         assert_eq!(sorted_edges(&columns[0]), vec![0.5]);
+    }
+
+    /// Each bin's least and greatest value are its rows', whichever way
+    /// the column was binned: one value per bin, `-0.0` and `0.0` in one
+    /// bin, two neighbouring floats whose midpoint rounds up to the second
+    /// (one bin holds both), and quantile bins.
+    #[test]
+    fn bins_hold_the_least_and_greatest_value_of_their_rows() {
+        let one = 1.0f64;
+        let (a, b) = (f64::from_bits(one.to_bits() + 1), f64::from_bits(one.to_bits() + 2));
+        assert_eq!(midpoints(&[a, b]), vec![b], "the midpoint rounds up");
+        let mut rng = rng_for(4, "bin_bounds");
+        let x = Array2::from_shape_fn((600, 4), |(i, j)| match j {
+            0 => f64::from(rng.random_range(0..2u8)),
+            1 => [-0.0, 0.0, 1.5][i % 3],
+            2 => [a, b, 5.0][i % 3],
+            _ => rng.random_range(-1.0..1.0),
+        });
+        let bins = Bins::fit(&x);
+        for (f, col) in x.columns().into_iter().enumerate() {
+            let n = bins.edges[f].len() + 1;
+            let (mut lo, mut hi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
+            for (&v, &c) in col.iter().zip(&bins.codes[f]) {
+                lo[c as usize] = lo[c as usize].min(v);
+                hi[c as usize] = hi[c as usize].max(v);
+            }
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&bins.lo[f]), bits(&lo), "feature {f}");
+            assert_eq!(bits(&bins.hi[f]), bits(&hi), "feature {f}");
+        }
+        assert_eq!(bins.codes[2][..3], [0, 0, 2], "the two neighbours share a bin, the next is empty");
     }
 
     /// Quantile bins (more distinct values than bins) cut between the
