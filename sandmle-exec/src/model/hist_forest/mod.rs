@@ -64,8 +64,11 @@ impl Bins {
         let (mut edges, mut codes) = (Vec::with_capacity(m), Vec::with_capacity(m));
         let (mut lo, mut hi) = (Vec::with_capacity(m), Vec::with_capacity(m));
         for_each_column(x, |col| {
-            let few = few_distinct(col);
-            let e = few.as_ref().map_or_else(|| sorted_edges(col), |(distinct, _)| midpoints(distinct));
+            let (e, few) = match distinct_values(col) {
+                Distinct::Few(values, single) => (midpoints(&values), Some((values, single))),
+                Distinct::Many => (quantile_cuts(col), None),
+                Distinct::Unsure => (sorted_edges(col), None),
+            };
             let c: Vec<u8> = col.iter().map(|&v| e.partition_point(|&t| t < v) as u8).collect();
             let (l, h) = match few {
                 // Each bin holds one value, the same bits in every row:
@@ -141,14 +144,25 @@ fn midpoints(distinct: &[f64]) -> Vec<f64> {
     distinct.windows(2).map(|w| w[0] + (w[1] - w[0]) / 2.0).collect()
 }
 
-/// A column's distinct values in [`sorted_edges`]' order and as its
-/// `dedup` merges them (`-0.0` and `0.0` into the first), found without
-/// sorting the column, and whether each is one bit pattern (no zero of
-/// the other sign merged into it): `None` when it has more than
-/// [`MAX_BINS`] values distinct in total order, or a NaN (which `dedup`
-/// never merges). A one-hot or small-integer column of 261,877 rows is
-/// binned in one pass rather than a sort.
-fn few_distinct(col: &[f64]) -> Option<(Vec<f64>, bool)> {
+/// What one pass finds of a column's distinct values ([`distinct_values`]).
+enum Distinct {
+    /// Its distinct values in [`sorted_edges`]' order and as its `dedup`
+    /// merges them (`-0.0` and `0.0` into the first), at most
+    /// [`MAX_BINS`]; and whether each is one bit pattern (no zero of the
+    /// other sign merged into it).
+    Few(Vec<f64>, bool),
+    /// More than [`MAX_BINS`] distinct values: it has quantile bins.
+    Many,
+    /// A NaN (which `dedup` never merges) or zeros of both signs among
+    /// more than [`MAX_BINS`] bit patterns: [`sorted_edges`] decides.
+    Unsure,
+}
+
+/// A column's distinct values, found without sorting it (see
+/// [`Distinct`]): a one-hot or small-integer column of 261,877 rows is
+/// binned in one pass rather than a sort, and a continuous one is known to
+/// need quantiles within its first few hundred rows.
+fn distinct_values(col: &[f64]) -> Distinct {
     let mut set: Vec<f64> = Vec::new();
     let mut last: Option<u64> = None;
     for &v in col {
@@ -156,11 +170,14 @@ fn few_distinct(col: &[f64]) -> Option<(Vec<f64>, bool)> {
             continue;
         }
         if v.is_nan() {
-            return None;
+            return Distinct::Unsure;
         }
         if let Err(at) = set.binary_search_by(|s| s.total_cmp(&v)) {
             if set.len() == MAX_BINS {
-                return None;
+                // MAX_BINS + 1 bit patterns, of which `dedup` merges at
+                // most the two zeros.
+                let zeros = set.iter().filter(|&&s| s == 0.0).count() + usize::from(v == 0.0);
+                return if zeros < 2 { Distinct::Many } else { Distinct::Unsure };
             }
             set.insert(at, v);
         }
@@ -169,7 +186,35 @@ fn few_distinct(col: &[f64]) -> Option<(Vec<f64>, bool)> {
     let patterns = set.len();
     set.dedup();
     let single = set.len() == patterns;
-    Some((set, single))
+    Distinct::Few(set, single)
+}
+
+/// The quantile cuts of a column of more than [`MAX_BINS`] distinct
+/// values, as [`sorted_edges`] finds them: the values at sorted places
+/// `i * n / MAX_BINS`, duplicates merged. Each is found by selection,
+/// which puts at a place the value a sort puts there (values equal in
+/// total order are equal bits), at a fraction of a sort's cost.
+fn quantile_cuts(col: &[f64]) -> Vec<f64> {
+    let mut all = col.to_vec();
+    let places: Vec<usize> = (1..MAX_BINS).map(|i| i * all.len() / MAX_BINS).collect();
+    select_places(&mut all, 0, &places);
+    let mut cuts: Vec<f64> = places.iter().map(|&p| all[p]).collect();
+    cuts.dedup();
+    cuts
+}
+
+/// Puts at each of `places` (increasing, counted from `offset`, the
+/// place of `v[0]`) the value a sort of `v` puts there: the middle place
+/// is selected, then the places either side within their sides.
+fn select_places(v: &mut [f64], offset: usize, places: &[usize]) {
+    let Some(&p) = places.get(places.len() / 2) else {
+        return;
+    };
+    let below = places.partition_point(|&q| q < p);
+    let above = places.partition_point(|&q| q <= p);
+    let (left, _, right) = v.select_nth_unstable_by(p - offset, f64::total_cmp);
+    select_places(left, offset, &places[..below]);
+    select_places(right, p + 1, &places[above..]);
 }
 
 /// Calls `f` with each column of `x` in order, as a contiguous slice: a
@@ -499,11 +544,13 @@ mod tests {
         }
     }
 
-    /// Columns of few distinct values skip the sort: the same edges as
-    /// sorting finds, on one-hot columns, `-0.0` beside `0.0`, exactly
-    /// [`MAX_BINS`] values and one more, and a NaN (which sorts instead).
+    /// Columns are binned without a sort: the same edges as sorting
+    /// finds, on few values (one-hot, `-0.0` beside `0.0`, exactly
+    /// [`MAX_BINS`] values), on many (one more, continuous, 400 values
+    /// with duplicates), and left to the sort with a NaN or with zeros of
+    /// both signs making [`MAX_BINS`] values of one more bit pattern.
     #[test]
-    fn columns_of_few_values_get_the_edges_sorting_gives() {
+    fn columns_get_the_edges_sorting_gives() {
         let mut rng = rng_for(3, "few_distinct");
         let n = 2000;
         let columns: Vec<Vec<f64>> = vec![
@@ -512,17 +559,47 @@ mod tests {
             (0..n).map(|i| (i % MAX_BINS) as f64 * 0.25 - 3.0).collect(),
             (0..n).map(|i| (i % (MAX_BINS + 1)) as f64).collect(),
             (0..n).map(|_| rng.random_range(-1.0..1.0)).collect(),
+            (0..n).map(|i| ((i * 7919) % 400) as f64 * 0.5).collect(),
             (0..n).map(|i| if i == 7 { f64::NAN } else { f64::from(rng.random_range(0..4u8)) }).collect(),
+            (0..n).map(|i| if i % 256 == 255 { -0.0 } else { (i % 256) as f64 }).collect(),
         ];
         for (k, col) in columns.iter().enumerate() {
-            let fast = few_distinct(col).map(|(d, _)| midpoints(&d));
-            assert_eq!(fast.is_some(), k < 3, "column {k}: the pass finds few values");
-            let edges = fast.unwrap_or_else(|| sorted_edges(col));
+            let edges = match distinct_values(col) {
+                Distinct::Few(d, _) => {
+                    assert!(k < 3, "column {k}: the pass finds few values");
+                    midpoints(&d)
+                }
+                Distinct::Many => {
+                    assert!((3..6).contains(&k), "column {k}: the pass finds many values");
+                    quantile_cuts(col)
+                }
+                Distinct::Unsure => {
+                    assert!(k >= 6, "column {k}: the pass leaves it to the sort");
+                    sorted_edges(col)
+                }
+            };
             let sorted = sorted_edges(col);
             assert_eq!(edges.len(), sorted.len(), "column {k}");
             assert!(edges.iter().zip(&sorted).all(|(a, b)| a.to_bits() == b.to_bits()), "column {k}");
         }
         assert_eq!(sorted_edges(&columns[0]), vec![0.5]);
+    }
+
+    /// Selection finds every quantile place's value a sort finds, on
+    /// distinct values and on values with duplicates, from 256 rows up.
+    #[test]
+    fn selected_quantiles_are_the_sorted_ones() {
+        let mut rng = rng_for(5, "quantiles");
+        for n in [256, 257, 300, 1000, 4099] {
+            for distinct in [n, 300] {
+                let col: Vec<f64> = (0..n).map(|_| f64::from(rng.random_range(0..distinct as u32)) * 0.37).collect();
+                let mut sorted = col.clone();
+                sorted.sort_unstable_by(f64::total_cmp);
+                let mut expected: Vec<f64> = (1..MAX_BINS).map(|i| sorted[i * n / MAX_BINS]).collect();
+                expected.dedup();
+                assert_eq!(quantile_cuts(&col), expected, "{n} rows of {distinct} values");
+            }
+        }
     }
 
     /// Each bin's least and greatest value are its rows', whichever way
