@@ -23,7 +23,7 @@
 mod count;
 mod records;
 
-use super::scan::{Add, Cuts, Scan, Split, unpack};
+use super::scan::{Add, Cuts, Scan, Split, purity, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 #[cfg(test)]
 pub(super) use records::Place;
@@ -59,6 +59,9 @@ pub(super) struct Grower<'a> {
     /// Two-class trees that count every candidate grow over row records
     /// in node order, when the table has them (the same trees, faster).
     pub records: bool,
+    /// Value nodes of two rows compare each candidate's two bins
+    /// ([`Grower::split_two_values`]).
+    pub two_rows: bool,
     y_class: &'a [usize],
     y_value: &'a [f64],
     /// Per row, what it adds (set by [`Grower::grow_tree`]).
@@ -155,6 +158,7 @@ impl<'a> Grower<'a> {
             sort_wide: true,
             count_binary: true,
             records: true,
+            two_rows: true,
             y_class,
             y_value,
             adds,
@@ -257,7 +261,10 @@ impl<'a> Grower<'a> {
                 let codes = &self.bins.codes[feature];
                 let goes_left = |r: u32| codes[r as usize] <= bin;
                 let mid = partition(rows, &mut self.right, goes_left);
-                if let Some(pre) = &mut self.presorted {
+                // Two children of one row each are leaves (a row is pure)
+                // and never read the lists.
+                let presorted = self.presorted.as_mut().filter(|_| rows.len() > 2);
+                if let Some(pre) = presorted {
                     // The split feature's own list is in bin order: its
                     // left rows are already its first `mid`.
                     for f in (0..self.bins.codes.len()).filter(|&f| f != feature) {
@@ -373,6 +380,9 @@ impl<'a> Grower<'a> {
     /// The best split over `max_features` random candidates, trying further
     /// features (in random order) until one can be cut.
     fn best_split(&mut self, rows: &[u32], at: usize, total: f64) -> Option<Split> {
+        if let (true, Kind::Values, &[r0, r1]) = (self.two_rows, self.kind, rows) {
+            return self.split_two_values(r0 as usize, r1 as usize, total);
+        }
         let batched = self.presorted.is_none()
             && rows.len() >= self.batch_min_rows
             && self.p.max_features.min(self.bins.codes.len()) > 1;
@@ -431,6 +441,32 @@ impl<'a> Grower<'a> {
             keep(self.split_one(f, rows, at, total), &mut best);
         }
         best
+    }
+
+    /// [`Grower::best_split`] of a value node of two rows, `r0 < r1`: a
+    /// candidate's one cut puts one row on each side, and its gain is one
+    /// of two numbers, by which row is on the left. Both are computed once
+    /// as [`Scan::values`] computes them (the same additions in the same
+    /// order), and each candidate only compares its two bins. A third of
+    /// a fully grown value tree's splits are of two rows.
+    fn split_two_values(&mut self, r0: usize, r1: usize, total: f64) -> Option<Split> {
+        let (tw, ts) = (self.sums[0], self.sums[1]);
+        let parent = purity(Kind::Values, &[tw, ts]);
+        let min_leaf = self.p.min_samples_leaf as f64;
+        let gain = |a: Add| {
+            let (lw, ls) = (0.0 + (0.0 + a.weight), 0.0 + (0.0 + a.amount));
+            let (rw, rs) = (tw - lw, ts - ls);
+            (lw >= min_leaf && rw >= min_leaf).then(|| (ls * ls / lw + rs * rs / rw - parent) / total)
+        };
+        let (first, second) = (gain(self.adds[r0]), gain(self.adds[r1]));
+        self.best_split_with(|g, f| {
+            let codes = &g.bins.codes[f];
+            match codes[r0].cmp(&codes[r1]) {
+                std::cmp::Ordering::Less => first.map(|gain| (f, codes[r0], codes[r1], gain)),
+                std::cmp::Ordering::Greater => second.map(|gain| (f, codes[r1], codes[r0], gain)),
+                std::cmp::Ordering::Equal => None,
+            }
+        })
     }
 
     /// Whether a batched node of `rows` rows scans feature `feature`'s

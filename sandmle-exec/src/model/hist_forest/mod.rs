@@ -339,6 +339,9 @@ struct Search {
     /// Two-class trees that count every candidate keep their rows'
     /// records in node order, when the table has records.
     records: bool,
+    /// Value nodes of two rows compare each candidate's two bins instead
+    /// of scanning it.
+    two_rows: bool,
 }
 
 impl Search {
@@ -348,6 +351,7 @@ impl Search {
         sort_wide: true,
         count_binary: true,
         records: true,
+        two_rows: true,
     };
 }
 
@@ -420,6 +424,7 @@ fn grow_trees(
             g.sort_wide = search.sort_wide;
             g.count_binary = search.count_binary;
             g.records = search.records;
+            g.two_rows = search.two_rows;
             g.grow_tree(&mut rows, &w);
             let (nodes, leaves) = g.finish(scratch);
             (scratch.w, scratch.rows) = (w, rows);
@@ -716,8 +721,10 @@ mod tests {
         for (kind, max_features) in cases {
             let y_class = if let Kind::Classes(2) = kind { &two } else { &classes };
             let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
+            // Presorted trees take the two-row shortcut, the others scan.
             let grow = |batch_min_rows, presort, sort_wide, count_binary| {
-                let search = Search { batch_min_rows, presort, sort_wide, count_binary, records: false };
+                let search =
+                    Search { batch_min_rows, presort, sort_wide, count_binary, records: false, two_rows: presort };
                 grow_trees(&training, params(max_features), 7, None, search).unwrap()
             };
             let scan = grow(usize::MAX, false, true, false);
@@ -737,6 +744,14 @@ mod tests {
             }
         }
         assert!(bins.records.is_some(), "the fixture's five features fit in a record");
+        // A leaf minimum of two: a two-row value node with a row of weight
+        // one has one side too light, in one of its two orders.
+        let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind: Kind::Values };
+        let p = HistParams { min_samples_leaf: 2, ..params(5) };
+        let scan = Search { presort: false, two_rows: false, ..Search::FASTEST };
+        let grow = |search| grow_trees(&training, p, 9, None, search).unwrap();
+        assert_eq!(grow(scan), grow(Search { presort: false, ..Search::FASTEST }), "leaf minimum 2, two rows");
+        assert_eq!(grow(scan), grow(Search::FASTEST), "leaf minimum 2, presorted");
         // Without bootstrap (a decision tree), every row once.
         for kind in [Kind::Classes(3), Kind::Values] {
             let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };

@@ -393,7 +393,7 @@ impl PackedCuts<'_> {
 
 /// Weighted purity: the sum of squared class weights over the weight
 /// (Gini), or the squared sum over the weight (variance); higher is purer.
-fn purity(kind: Kind, s: &[f64]) -> f64 {
+pub(super) fn purity(kind: Kind, s: &[f64]) -> f64 {
     if s[0] <= 0.0 {
         return 0.0;
     }
