@@ -59,8 +59,8 @@ pub(super) struct Grower<'a> {
     /// Two-class trees that count every candidate grow over row records
     /// in node order, when the table has them (the same trees, faster).
     pub records: bool,
-    /// Value nodes of two rows compare each candidate's two bins
-    /// ([`Grower::split_two_values`]).
+    /// Nodes of two rows compare each candidate's two bins
+    /// ([`Grower::split_two_values`], [`Grower::split_two_rows`]).
     pub two_rows: bool,
     y_class: &'a [usize],
     y_value: &'a [f64],
@@ -380,8 +380,11 @@ impl<'a> Grower<'a> {
     /// The best split over `max_features` random candidates, trying further
     /// features (in random order) until one can be cut.
     fn best_split(&mut self, rows: &[u32], at: usize, total: f64) -> Option<Split> {
-        if let (true, Kind::Values, &[r0, r1]) = (self.two_rows, self.kind, rows) {
-            return self.split_two_values(r0 as usize, r1 as usize, total);
+        if let (true, &[r0, r1]) = (self.two_rows, rows) {
+            return match self.kind {
+                Kind::Values => self.split_two_values(r0 as usize, r1 as usize, total),
+                Kind::Classes(_) => self.split_two_rows(rows, at, total),
+            };
         }
         let batched = self.presorted.is_none()
             && rows.len() >= self.batch_min_rows
@@ -441,6 +444,39 @@ impl<'a> Grower<'a> {
             keep(self.split_one(f, rows, at, total), &mut best);
         }
         best
+    }
+
+    /// [`Grower::best_split`] of a class node of two rows, `r0 < r1`: a
+    /// candidate either holds them in one bin (no cut) or cuts between
+    /// their two bins, and the cut's gain depends only on which row is in
+    /// the lower bin. So the first candidate of each order is searched as
+    /// any node's, and the others only compare their two bins and take
+    /// its gain. A third of a fully grown tree's splits are of two rows.
+    fn split_two_rows(&mut self, rows: &[u32], at: usize, total: f64) -> Option<Split> {
+        let (r0, r1) = (rows[0] as usize, rows[1] as usize);
+        // By which row is in the lower bin: the gain, once searched.
+        let mut gains: [Option<Option<f64>>; 2] = [None, None];
+        let mut gathered = false;
+        self.best_split_with(|g, f| {
+            let (c0, c1) = (g.bins.codes[f][r0], g.bins.codes[f][r1]);
+            if c0 == c1 {
+                return None;
+            }
+            let order = usize::from(c0 > c1);
+            let gain = match gains[order] {
+                Some(gain) => gain,
+                None => {
+                    if !gathered && !g.counts(f) && g.presorted.is_none() {
+                        g.gather(rows);
+                        gathered = true;
+                    }
+                    let gain = g.split_one(f, rows, at, total).map(|s| s.3);
+                    gains[order] = Some(gain);
+                    gain
+                }
+            };
+            gain.map(|gain| (f, c0.min(c1), c0.max(c1), gain))
+        })
     }
 
     /// [`Grower::best_split`] of a value node of two rows, `r0 < r1`: a

@@ -339,8 +339,8 @@ struct Search {
     /// Two-class trees that count every candidate keep their rows'
     /// records in node order, when the table has records.
     records: bool,
-    /// Value nodes of two rows compare each candidate's two bins instead
-    /// of scanning it.
+    /// Nodes of two rows compare each candidate's two bins and search
+    /// only the first of each order.
     two_rows: bool,
 }
 
@@ -721,7 +721,8 @@ mod tests {
         for (kind, max_features) in cases {
             let y_class = if let Kind::Classes(2) = kind { &two } else { &classes };
             let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
-            // Presorted trees take the two-row shortcut, the others scan.
+            // Presorted trees take the two-row shortcut, the others search
+            // every candidate.
             let grow = |batch_min_rows, presort, sort_wide, count_binary| {
                 let search =
                     Search { batch_min_rows, presort, sort_wide, count_binary, records: false, two_rows: presort };
@@ -744,8 +745,8 @@ mod tests {
             }
         }
         assert!(bins.records.is_some(), "the fixture's five features fit in a record");
-        // A leaf minimum of two: a two-row value node with a row of weight
-        // one has one side too light, in one of its two orders.
+        // A leaf minimum of two: a two-row node with a row of weight one
+        // has one side too light.
         let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind: Kind::Values };
         let p = HistParams { min_samples_leaf: 2, ..params(5) };
         let scan = Search { presort: false, two_rows: false, ..Search::FASTEST };
