@@ -248,7 +248,7 @@ impl<'a> Grower<'a> {
         self.totals(rows);
         let total = self.sums[0];
         let id = self.nodes.len();
-        self.nodes.push(Node::Leaf { at: 0 });
+        self.nodes.push(Node::leaf(id, 0));
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
         let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows, total) {
             self.best_split(rows, at, total)
@@ -275,7 +275,7 @@ impl<'a> Grower<'a> {
                 let (l, r) = rows.split_at_mut(mid);
                 let left = self.grow(l, at, depth + 1);
                 let right = self.grow(r, at + mid, depth + 1);
-                self.nodes[id] = Node::Split { feature, threshold, left, right };
+                self.nodes[id] = Node::split(feature, threshold, left, right);
             }
             None => self.leaf(id, total),
         }
@@ -289,7 +289,7 @@ impl<'a> Grower<'a> {
         let start = self.leaves.len();
         let width = self.kind.width();
         self.leaves.extend(self.sums[1..=width].iter().map(|s| s / total));
-        self.nodes[id] = Node::Leaf { at: start };
+        self.nodes[id] = Node::leaf(id, start);
     }
 
     /// Whether the node's rows share one target, its totals in `sums`:

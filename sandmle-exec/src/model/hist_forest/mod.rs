@@ -262,18 +262,57 @@ impl Kind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    /// Rows whose value of `feature` is at most `threshold` go left.
-    Split {
-        feature: usize,
-        threshold: f64,
-        left: usize,
-        right: usize,
-    },
-    Leaf {
-        at: usize,
-    },
+/// A tree node, in the layout the walks of [`predict`] read: rows whose
+/// value of `feature` is at most `threshold` go `left`, the others
+/// `right`. A leaf points to itself on both sides and holds its payload's
+/// place in [`Tree::leaves`]; a split holds [`Node::SPLIT`] there.
+///
+/// Indices are 32 bits, so a node takes 24 bytes: the nodes are most of a
+/// grown forest's memory, and each tree's are written to freshly mapped
+/// pages, so their size is what the fit pays in page faults. [`forest`]
+/// refuses tables whose trees would need larger indices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Node {
+    threshold: f64,
+    feature: u32,
+    left: u32,
+    right: u32,
+    leaf: u32,
+}
+
+impl Node {
+    /// What a split holds in place of a payload.
+    const SPLIT: u32 = u32::MAX;
+
+    /// A split on `feature` at `threshold` into nodes `left` and `right`.
+    fn split(feature: usize, threshold: f64, left: usize, right: usize) -> Node {
+        Node { threshold, feature: index(feature), left: index(left), right: index(right), leaf: Node::SPLIT }
+    }
+
+    /// Leaf number `me`, its payload from `at` in the tree's leaves.
+    fn leaf(me: usize, at: usize) -> Node {
+        Node { threshold: 0.0, feature: 0, left: index(me), right: index(me), leaf: index(at) }
+    }
+
+    /// Whether the node is a leaf.
+    fn is_leaf(&self) -> bool {
+        self.leaf != Node::SPLIT
+    }
+}
+
+/// A node index, feature or payload place as 32 bits: lossless for the
+/// trees [`forest`] grows, which [`indices_fit`] checks first.
+fn index(i: usize) -> u32 {
+    debug_assert!(i < Node::SPLIT as usize);
+    i as u32
+}
+
+/// Whether every index of a forest on `rows` rows of `features` features,
+/// `width` numbers a leaf, fits below [`Node::SPLIT`]: a tree has fewer
+/// than `2 * rows` nodes and at most `rows` leaves.
+fn indices_fit(rows: usize, features: usize, width: usize) -> bool {
+    let most = rows.saturating_mul(width.max(2)).max(features);
+    most < Node::SPLIT as usize
 }
 
 /// One tree: nodes and leaf payloads (`width` numbers per leaf).
@@ -287,15 +326,12 @@ struct Tree {
 impl Tree {
     /// The leaf payload of a row given its values (`row[f]` for feature `f`).
     fn leaf_of(&self, row: &[f64]) -> &[f64] {
-        let mut n = 0;
-        loop {
-            match self.nodes[n] {
-                Node::Split { feature, threshold, left, right } => {
-                    n = if row[feature] <= threshold { left } else { right }
-                }
-                Node::Leaf { at } => return &self.leaves[at..at + self.width],
-            }
+        let mut node = self.nodes[0];
+        while !node.is_leaf() {
+            let next = if row[node.feature as usize] <= node.threshold { node.left } else { node.right };
+            node = self.nodes[next as usize];
         }
+        &self.leaves[node.leaf as usize..][..self.width]
     }
 }
 
@@ -440,6 +476,10 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     if x.nrows() < 2 {
         return Err(Error::TooFewRows { what: "hist_forest".into(), needed: 2, found: x.nrows() });
     }
+    if !indices_fit(x.nrows(), x.ncols(), kind.width()) {
+        let message = format!("{} rows of {} features: more than its 32-bit node indices hold", x.nrows(), x.ncols());
+        return Err(Error::Model { model: "hist_forest", message });
+    }
     let fitted;
     let bins = match d.bins {
         Some(shared) => shared.0.get_or_init(|| Bins::fit(x)),
@@ -512,7 +552,8 @@ mod tests {
         let rng = rng_for(0, "tree");
         let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng, grow::Scratch::default());
         g.grow_tree(&mut [0, 3], &[1, 0, 0, 1]);
-        assert!(matches!(g.nodes[0], Node::Split { feature: 0, threshold: 5.0, .. }), "{:?}", g.nodes);
+        let root = g.nodes[0];
+        assert!(!root.is_leaf() && root.feature == 0 && root.threshold == 5.0, "{:?}", g.nodes);
         let tree = Tree { nodes: g.nodes, leaves: g.leaves, width: 2 };
         assert_eq!(tree.leaf_of(&[4.9]), &[1.0, 0.0]);
         assert_eq!(tree.leaf_of(&[5.1]), &[0.0, 1.0]);
@@ -667,12 +708,25 @@ mod tests {
                     (0..rows * 5).map(|i| if i % 37 == 3 { f64::NAN } else { rng.random_range(-4.0..4.0) }).collect();
                 for tree in &trees {
                     let mut walked = vec![0.0; rows * tree.width];
-                    predict::Walk::new(tree).unwrap().add_leaves(tree, &test, 5, &mut walked);
+                    predict::add_leaves(tree, &test, 5, &mut walked);
                     let one_by_one: Vec<f64> = test.chunks(5).flat_map(|row| tree.leaf_of(row).to_vec()).collect();
                     assert_eq!(walked, one_by_one, "{rows} rows");
                 }
             }
         }
+    }
+
+    /// A tree's node indices, features and leaf places are 32 bits: the
+    /// forest takes tables whose every index fits below the split marker,
+    /// and refuses the others with an error rather than wrapping them.
+    #[test]
+    fn forests_refuse_tables_whose_indices_need_more_than_32_bits() {
+        assert!(indices_fit(1 << 30, 48, 2));
+        assert!(indices_fit(1 << 30, 48, 1), "nodes: fewer than twice the rows");
+        assert!(!indices_fit(1 << 31, 48, 2));
+        assert!(!indices_fit(1 << 29, 5, 10), "ten classes a leaf");
+        assert!(!indices_fit(10, u32::MAX as usize, 2), "features");
+        assert!(!indices_fit(usize::MAX, 1, 2), "no overflow");
     }
 
     /// Blocks of test rows walked through every tree in turn add each

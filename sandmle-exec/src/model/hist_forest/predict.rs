@@ -23,7 +23,7 @@ use super::{Node, Tree};
 
 /// Blocks of test rows of about this many bytes go through every tree in
 /// turn when the test rows take more than [`TEST_BYTES`] and the trees'
-/// walking layouts at most [`TREE_BYTES`] (measured on a 2-core Intel Xeon
+/// nodes at most [`TREE_BYTES`] (measured on a 2-core Intel Xeon
 /// VM with 2 MiB of second-level cache a core: 64 KiB blocks were slower,
 /// and so were larger forests, and 424 KiB of test rows, which stay in
 /// cache anyway).
@@ -43,14 +43,15 @@ pub(super) enum Order {
 impl Order {
     /// Blocks of rows when the `rows` test rows (`width` values each) are
     /// too many for the cache and the trees fit in it together, else tree
-    /// by tree (one tree's layout built at a time, which stays in the
-    /// first-level cache: all of them built at once made predictions of
-    /// 177 and 828 rows slower).
+    /// by tree (measured when each walk read a layout built from its tree:
+    /// one tree's at a time stayed in the first-level cache, and all of
+    /// them built at once made predictions of 177 and 828 rows slower).
+    /// The walks now read the trees' own nodes, laid out for them.
     pub(super) fn for_forest(trees: &[Tree], width: usize, rows: usize) -> Order {
         let nodes: usize = trees.iter().map(|t| t.nodes.len()).sum();
         let block = (ROW_BYTES / width.max(1) / 8).max(1);
         let test_bytes = rows.saturating_mul(width).saturating_mul(8);
-        if width > 0 && test_bytes > TEST_BYTES && nodes.saturating_mul(std::mem::size_of::<Step>()) <= TREE_BYTES {
+        if width > 0 && test_bytes > TEST_BYTES && nodes.saturating_mul(std::mem::size_of::<Node>()) <= TREE_BYTES {
             Order::ByRows(block)
         } else {
             Order::ByTree
@@ -72,17 +73,16 @@ pub(super) fn leaf_sums(
     match order {
         Order::ByTree => {
             for tree in trees {
-                add_tree(tree, Walk::new(tree).as_ref(), (test, width), &mut sums);
+                add_tree(tree, (test, width), &mut sums);
             }
         }
         Order::ByRows(block) => {
             let block = block.max(1);
-            let walks: Vec<Option<Walk>> = trees.iter().map(Walk::new).collect();
             for start in (0..rows).step_by(block) {
                 let end = (start + block).min(rows);
                 let out = &mut sums[start * out_width..end * out_width];
-                for (tree, walk) in trees.iter().zip(&walks) {
-                    add_tree(tree, walk.as_ref(), (&test[start * width..end * width], width), out);
+                for tree in trees {
+                    add_tree(tree, (&test[start * width..end * width], width), out);
                 }
             }
         }
@@ -91,18 +91,16 @@ pub(super) fn leaf_sums(
 }
 
 /// Adds `tree`'s leaf payload for each row of `test` (`width` values a
-/// row) to that row of `out`: walked with `walk`, or row by row when
-/// there are no features (each row's walk is the root leaf) or no walking
-/// layout (a tree too large for it).
-fn add_tree(tree: &Tree, walk: Option<&Walk>, (test, width): (&[f64], usize), out: &mut [f64]) {
-    match walk {
-        Some(walk) if width > 0 && !test.is_empty() => walk.add_leaves(tree, test, width, out),
-        _ => {
-            for (i, o) in out.chunks_exact_mut(tree.width).enumerate() {
-                for (o, v) in o.iter_mut().zip(tree.leaf_of(&test[i * width..(i + 1) * width])) {
-                    *o += v;
-                }
-            }
+/// row) to that row of `out`: walked in lockstep ([`add_leaves`]), or row
+/// by row when there are no features (each row's walk is the root leaf).
+fn add_tree(tree: &Tree, (test, width): (&[f64], usize), out: &mut [f64]) {
+    if width > 0 && !test.is_empty() {
+        add_leaves(tree, test, width, out);
+        return;
+    }
+    for (i, o) in out.chunks_exact_mut(tree.width).enumerate() {
+        for (o, v) in o.iter_mut().zip(tree.leaf_of(&test[i * width..(i + 1) * width])) {
+            *o += v;
         }
     }
 }
@@ -110,77 +108,34 @@ fn add_tree(tree: &Tree, walk: Option<&Walk>, (test, width): (&[f64], usize), ou
 /// Rows walked together.
 const LANES: usize = 8;
 
-/// A node for walking: rows with `value <= threshold` go `left`, others
-/// `right`; a leaf has both pointing to itself and its payload at `leaf`.
-#[derive(Clone, Copy)]
-struct Step {
-    threshold: f64,
-    feature: u32,
-    left: u32,
-    right: u32,
-    leaf: u32,
-}
-
-/// A tree laid out for walking ([`Walk::add_leaves`]).
-pub(super) struct Walk {
-    steps: Vec<Step>,
-}
-
-impl Walk {
-    /// The walking layout of `tree`; `None` if its node indices or
-    /// features do not fit 32 bits.
-    pub(super) fn new(tree: &Tree) -> Option<Walk> {
-        let index = |i: usize| u32::try_from(i).ok();
-        let steps = tree
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, node)| match *node {
-                Node::Split { feature, threshold, left, right } => Some(Step {
-                    threshold,
-                    feature: index(feature)?,
-                    left: index(left)?,
-                    right: index(right)?,
-                    leaf: 0,
-                }),
-                Node::Leaf { at } => {
-                    let me = index(i)?;
-                    Some(Step { threshold: 0.0, feature: 0, left: me, right: me, leaf: index(at)? })
-                }
-            })
-            .collect::<Option<Vec<Step>>>()?;
-        Some(Walk { steps })
-    }
-
-    /// Adds `tree`'s leaf payload for each row of `test` (row-major,
-    /// `width` values a row, at least one row's worth) to that row of
-    /// `out` (row-major, the tree's payload width a row).
-    pub(super) fn add_leaves(&self, tree: &Tree, test: &[f64], width: usize, out: &mut [f64]) {
-        let rows = test.len() / width.max(1);
-        let steps = &self.steps;
-        for block in (0..rows).step_by(LANES) {
-            let lanes = LANES.min(rows - block);
-            // Lanes past the last row repeat it; their leaves are not used.
-            let base: [usize; LANES] = std::array::from_fn(|k| (block + k.min(lanes - 1)) * width);
-            let mut at = [0u32; LANES];
-            loop {
-                let mut moved = false;
-                for (a, &b) in at.iter_mut().zip(&base) {
-                    let s = steps[*a as usize];
-                    let next = if test[b + s.feature as usize] <= s.threshold { s.left } else { s.right };
-                    moved |= next != *a;
-                    *a = next;
-                }
-                if !moved {
-                    break;
-                }
+/// Adds `tree`'s leaf payload for each row of `test` (row-major,
+/// `width` values a row, at least one row's worth) to that row of
+/// `out` (row-major, the tree's payload width a row).
+pub(super) fn add_leaves(tree: &Tree, test: &[f64], width: usize, out: &mut [f64]) {
+    let rows = test.len() / width.max(1);
+    let steps = &tree.nodes;
+    for block in (0..rows).step_by(LANES) {
+        let lanes = LANES.min(rows - block);
+        // Lanes past the last row repeat it; their leaves are not used.
+        let base: [usize; LANES] = std::array::from_fn(|k| (block + k.min(lanes - 1)) * width);
+        let mut at = [0u32; LANES];
+        loop {
+            let mut moved = false;
+            for (a, &b) in at.iter_mut().zip(&base) {
+                let s = steps[*a as usize];
+                let next = if test[b + s.feature as usize] <= s.threshold { s.left } else { s.right };
+                moved |= next != *a;
+                *a = next;
             }
-            for (k, &a) in at.iter().enumerate().take(lanes) {
-                let leaf = steps[a as usize].leaf as usize;
-                let row = &mut out[(block + k) * tree.width..(block + k + 1) * tree.width];
-                for (o, v) in row.iter_mut().zip(&tree.leaves[leaf..leaf + tree.width]) {
-                    *o += v;
-                }
+            if !moved {
+                break;
+            }
+        }
+        for (k, &a) in at.iter().enumerate().take(lanes) {
+            let leaf = steps[a as usize].leaf as usize;
+            let row = &mut out[(block + k) * tree.width..(block + k + 1) * tree.width];
+            for (o, v) in row.iter_mut().zip(&tree.leaves[leaf..leaf + tree.width]) {
+                *o += v;
             }
         }
     }

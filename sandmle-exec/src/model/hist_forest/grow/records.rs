@@ -210,9 +210,8 @@ impl Grower<'_> {
         self.sums[..3].copy_from_slice(&unpack(sum));
         let total = self.sums[0];
         let id = self.nodes.len();
-        self.nodes.push(Node::Leaf { at: 0 });
-        let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
-        let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(&[], total) {
+        self.nodes.push(Node::leaf(id, 0));
+        let split = if self.may_split(sum, depth) {
             self.best_split_with(|g, f| match records.places[f] {
                 Place::Member(..) => {
                     let upper = g.node_records.hists[hist + records.slots[f]];
@@ -227,6 +226,28 @@ impl Grower<'_> {
             Some((feature, bin, next, _)) => {
                 let threshold = self.bins.threshold(feature, bin, next);
                 let place = records.places[feature];
+                // Children that will both be leaves need neither their
+                // records moved nor their groups counted: known from the
+                // left side's packed sum where it is cheap to find (a
+                // member's lower bin is the node's less its histogram's
+                // upper bin; a small node's rows are summed).
+                let nr = &self.node_records;
+                let left_sum = match place {
+                    Place::Member(..) => Some(sum - nr.hists[hist + records.slots[feature]]),
+                    Place::Bin(byte) if len < LEAVES_CHECKED_BELOW => {
+                        let recs = &nr.recs[at..at + len];
+                        Some(recs.iter().map(|r| packed(r) * u64::from(r[usize::from(byte)] <= bin)).sum())
+                    }
+                    Place::Bin(_) => None,
+                };
+                if let Some(l) =
+                    left_sum.filter(|&l| !self.may_split(l, depth + 1) && !self.may_split(sum - l, depth + 1))
+                {
+                    let left = self.leaf_of_sum(l);
+                    let right = self.leaf_of_sum(sum - l);
+                    self.nodes[id] = Node::split(feature, threshold, left, right);
+                    return id;
+                }
                 let nr = &mut self.node_records;
                 let mid = nr.partition(at, len, |r| place.code(r) <= bin);
                 // The children's histograms, the left's then the right's,
@@ -249,10 +270,30 @@ impl Grower<'_> {
                 }
                 let left = self.grow_records(records, at, mid, children, depth + 1);
                 let right = self.grow_records(records, at + mid, len - mid, children + h, depth + 1);
-                self.nodes[id] = Node::Split { feature, threshold, left, right };
+                self.nodes[id] = Node::split(feature, threshold, left, right);
             }
             None => self.leaf(id, total),
         }
+        id
+    }
+
+    /// Whether a node of packed sum `sum` at depth `depth` may split: not
+    /// past the depth limit, heavy enough for two leaves, and not pure
+    /// (every row weighs at least one, so a class holding the whole
+    /// weight holds every row).
+    fn may_split(&self, sum: u64, depth: u16) -> bool {
+        let [total, first, second] = unpack(sum);
+        let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
+        depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && first != total && second != total
+    }
+
+    /// A leaf node of packed sum `sum`, made as [`Grower::grow_records`]
+    /// makes one; returns its index.
+    fn leaf_of_sum(&mut self, sum: u64) -> usize {
+        self.sums[..3].copy_from_slice(&unpack(sum));
+        let id = self.nodes.len();
+        self.nodes.push(Node::leaf(id, 0));
+        self.leaf(id, self.sums[0]);
         id
     }
 
@@ -262,9 +303,17 @@ impl Grower<'_> {
     /// two-bin feature is a group member, read from the node's group
     /// histogram, so these features have one bin or more than two.)
     fn split_record(&mut self, byte: u8, feature: usize, at: usize, len: usize, total: f64) -> Option<Split> {
+        let recs = &self.node_records.recs[at..at + len];
+        let b = usize::from(byte);
+        // A feature all of the node's rows share has one occupied bin, so
+        // no cut: known at the first row that differs (at once, for most
+        // candidates), where the search would sort or count the rows.
+        if recs.iter().all(|r| r[b] == recs[0][b]) {
+            return None;
+        }
         let nr = std::mem::take(&mut self.node_records);
         let recs = &nr.recs[at..at + len];
-        let codes = recs.iter().map(|r| r[usize::from(byte)]);
+        let codes = recs.iter().map(|r| r[b]);
         let best = self.cut_packed(feature, codes, |i| packed(&recs[i]), len, total);
         self.node_records = nr;
         best
@@ -392,6 +441,11 @@ fn count_into<const N: usize>(recs: &[Record], groups: [(usize, usize); N], out:
 
 /// Rows per block of [`NodeRecords::partition`] (offsets fit in a byte).
 const BLOCK: usize = 64;
+
+/// A node split on a feature with a byte of its own, of fewer than this many
+/// rows, sums its left side's rows to find whether both children are
+/// leaves (then it moves no records); larger nodes seldom have two.
+const LEAVES_CHECKED_BELOW: usize = 32;
 
 #[cfg(test)]
 mod tests {
