@@ -226,6 +226,7 @@ impl Grower<'_> {
             Some((feature, bin, next, _)) => {
                 let threshold = self.bins.threshold(feature, bin, next);
                 let place = records.places[feature];
+                let goes_left = |r: &Record| place.code(r) <= bin;
                 // Children that will both be leaves need neither their
                 // records moved nor their groups counted: known from the
                 // left side's packed sum where it is cheap to find (a
@@ -234,9 +235,8 @@ impl Grower<'_> {
                 let nr = &self.node_records;
                 let left_sum = match place {
                     Place::Member(..) => Some(sum - nr.hists[hist + records.slots[feature]]),
-                    Place::Bin(byte) if len < LEAVES_CHECKED_BELOW => {
-                        let recs = &nr.recs[at..at + len];
-                        Some(recs.iter().map(|r| packed(r) * u64::from(r[usize::from(byte)] <= bin)).sum())
+                    Place::Bin(_) if len < LEAVES_CHECKED_BELOW => {
+                        Some(nr.recs[at..at + len].iter().map(|r| packed(r) * u64::from(goes_left(r))).sum())
                     }
                     Place::Bin(_) => None,
                 };
@@ -249,7 +249,7 @@ impl Grower<'_> {
                     return id;
                 }
                 let nr = &mut self.node_records;
-                let mid = nr.partition(at, len, |r| place.code(r) <= bin);
+                let mid = nr.partition(at, len, goes_left);
                 // The children's histograms, the left's then the right's,
                 // one depth down.
                 let children = 2 * h * (usize::from(depth) + 1);
