@@ -323,16 +323,16 @@ impl<'a> Parser<'a> {
                 }
                 // One comparison per record in the common case: no field
                 // can be longer than the whole record.
-                if record.bytes.len() > self.max_field {
-                    if let Some(j) = (0..record.len()).find(|&j| record.field(j).len() > self.max_field) {
-                        return Err(Error::FieldTooLong {
-                            path: self.origin.clone(),
-                            line,
-                            column: crate::bounded(&self.header[j]),
-                            length: record.field(j).len(),
-                            limit: self.max_field,
-                        });
-                    }
+                if record.bytes.len() > self.max_field
+                    && let Some(j) = (0..record.len()).find(|&j| record.field(j).len() > self.max_field)
+                {
+                    return Err(Error::FieldTooLong {
+                        path: self.origin.clone(),
+                        line,
+                        column: crate::bounded(&self.header[j]),
+                        length: record.field(j).len(),
+                        limit: self.max_field,
+                    });
                 }
                 f(&record)
             },

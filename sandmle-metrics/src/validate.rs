@@ -226,20 +226,20 @@ fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[u
         if let Some(i) = values.iter().position(|x| x.is_nan()) {
             return Err(Error::MissingValue { column: bounded(name), row: row_of(i) });
         }
-        if input.probabilities() {
-            if let Some(i) = values.iter().position(|&x| !(0.0..=1.0).contains(&x)) {
-                return Err(Error::ProbabilityOutOfRange { column: bounded(name), row: row_of(i), value: values[i] });
-            }
+        if input.probabilities()
+            && let Some(i) = values.iter().position(|&x| !(0.0..=1.0).contains(&x))
+        {
+            return Err(Error::ProbabilityOutOfRange { column: bounded(name), row: row_of(i), value: values[i] });
         }
         numeric.push(values.into_owned());
     }
-    if input == Input::ClassProbabilities {
-        if let Some(tolerance) = spec.submission.probability_sum_tolerance {
-            for i in 0..prediction.n_rows() {
-                let sum: f64 = numeric.iter().map(|c| c[i]).sum();
-                if (sum - 1.0).abs() > tolerance {
-                    return Err(Error::RowSum { row: row_of(i), sum, tolerance });
-                }
+    if input == Input::ClassProbabilities
+        && let Some(tolerance) = spec.submission.probability_sum_tolerance
+    {
+        for i in 0..prediction.n_rows() {
+            let sum: f64 = numeric.iter().map(|c| c[i]).sum();
+            if (sum - 1.0).abs() > tolerance {
+                return Err(Error::RowSum { row: row_of(i), sum, tolerance });
             }
         }
     }

@@ -173,13 +173,12 @@ impl StratifiedShrinker {
             for c in 0..k {
                 if sizes[c] >= self.min_per_class.max(2) {
                     for q in [&mut train_q, &mut test_q] {
-                        if q[c] == 0 {
-                            if let Some(big) = (0..k).max_by_key(|&j| (q[j], std::cmp::Reverse(j))) {
-                                if q[big] > 1 {
-                                    q[big] -= 1;
-                                    q[c] += 1;
-                                }
-                            }
+                        if q[c] == 0
+                            && let Some(big) = (0..k).max_by_key(|&j| (q[j], std::cmp::Reverse(j)))
+                            && q[big] > 1
+                        {
+                            q[big] -= 1;
+                            q[c] += 1;
                         }
                     }
                 }

@@ -143,10 +143,10 @@ impl MlOpsEngineer for MlOps {
                         t.gold, t.silver, t.bronze, t.median
                     ));
                 }
-                if let Some(s) = sample.score {
-                    if !direction.better(t.gold, s) {
-                        refusals.push(format!("gold {} is not better than the sample's {s}", t.gold));
-                    }
+                if let Some(s) = sample.score
+                    && !direction.better(t.gold, s)
+                {
+                    refusals.push(format!("gold {} is not better than the sample's {s}", t.gold));
                 }
                 if !perfect.gold_medal {
                     refusals.push("a perfect submission does not reach gold".into());

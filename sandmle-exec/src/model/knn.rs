@@ -209,7 +209,7 @@ mod tests {
     fn training_rows_four_at_a_time_are_as_far_as_one_at_a_time() {
         let value = |i: usize| {
             let v = ((i * 7919) % 1009) as f64 / 97.0 - 5.0;
-            if i % 5 == 0 { v * 1e7 } else { v }
+            if i.is_multiple_of(5) { v * 1e7 } else { v }
         };
         for (rows, d) in [(1, 3), (4, 8), (6, 257), (11, 5), (3, 0)] {
             let train: Vec<Vec<f64>> = (0..rows).map(|r| (0..d).map(|j| value(r * 1000 + j)).collect()).collect();

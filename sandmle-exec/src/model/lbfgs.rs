@@ -437,7 +437,7 @@ mod tests {
     /// Values whose sums round differently in other orders.
     fn awkward(i: usize) -> f64 {
         let v = ((i * 7919) % 1009) as f64 / 97.0 - 5.0;
-        if i % 5 == 0 { v * 1e8 } else { v }
+        if i.is_multiple_of(5) { v * 1e8 } else { v }
     }
 
     #[test]

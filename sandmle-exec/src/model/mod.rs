@@ -63,10 +63,11 @@ pub(crate) enum Prediction {
 pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) -> Result<Prediction> {
     d.clock.check_deadline()?;
     let (x, x_test) = (d.x, d.x_test);
-    if let Target::Classes(c) = target {
-        if c.k() < 2 && !matches!(spec, ModelSpec::Constant { .. }) {
-            return Err(Error::SingleClass { column: c.column.clone() });
-        }
+    if let Target::Classes(c) = target
+        && c.k() < 2
+        && !matches!(spec, ModelSpec::Constant { .. })
+    {
+        return Err(Error::SingleClass { column: c.column.clone() });
     }
     let sqrt_features = || ((x.ncols() as f64).sqrt() as usize).max(1);
     let third_features = || (x.ncols() / 3).max(1);

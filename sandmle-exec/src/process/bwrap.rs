@@ -170,10 +170,10 @@ pub(super) fn probe(bwrap: Option<&Path>, scratch: &Path, limits: &Limits, shape
         })?,
     };
     let mut plans = Vec::new();
-    if nix::unistd::geteuid().is_root() {
-        if let Some(setpriv) = find_program("setpriv") {
-            plans.push(Plan { bwrap: bwrap.clone(), setpriv: Some(setpriv), no_drop: None });
-        }
+    if nix::unistd::geteuid().is_root()
+        && let Some(setpriv) = find_program("setpriv")
+    {
+        plans.push(Plan { bwrap: bwrap.clone(), setpriv: Some(setpriv), no_drop: None });
     }
     plans.push(Plan { bwrap: bwrap.clone(), setpriv: None, no_drop: None });
     let mut last = String::new();

@@ -247,10 +247,10 @@ impl PythonEnv {
         let mut dirs: Vec<PathBuf> = Vec::new();
         for dest in dests {
             if let Some(mount) = bind_for(&dest, &dirs)? {
-                if let Mount::Bind { src, dest } = &mount {
-                    if src.is_dir() {
-                        dirs.push(dest.clone());
-                    }
+                if let Mount::Bind { src, dest } = &mount
+                    && src.is_dir()
+                {
+                    dirs.push(dest.clone());
                 }
                 mounts.push(mount);
             }

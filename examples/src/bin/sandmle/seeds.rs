@@ -13,12 +13,10 @@ pub fn resolve(arg: &Path, g: &Globals) -> Result<PathBuf, Failure> {
         return Ok(arg.to_path_buf());
     }
     let is_name = arg.components().count() == 1 && !arg.as_os_str().is_empty();
-    if is_name {
-        if let Ok(dir) = sandmle::find_seeds(g.seeds.as_deref()) {
-            let seed = dir.join(arg);
-            if seed.join("prepared").is_dir() {
-                return Ok(seed);
-            }
+    if is_name && let Ok(dir) = sandmle::find_seeds(g.seeds.as_deref()) {
+        let seed = dir.join(arg);
+        if seed.join("prepared").is_dir() {
+            return Ok(seed);
         }
     }
     Err(Failure::usage(format!("{}: no such environment directory (nor a seed of that name)", arg.display())))

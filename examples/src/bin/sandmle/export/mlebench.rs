@@ -82,10 +82,10 @@ fn leaderboard_csv(lb: &Leaderboard) -> String {
 /// The leaderboard to ship: the environment's own if it gives its
 /// thresholds, else one built to.
 fn leaderboard(env: &Environment, t: &Thresholds) -> Result<Leaderboard, Failure> {
-    if let Some(lb) = &env.leaderboard {
-        if StandardGrader.thresholds(lb).is_ok_and(|derived| &derived == t) {
-            return Ok(lb.clone());
-        }
+    if let Some(lb) = &env.leaderboard
+        && StandardGrader.thresholds(lb).is_ok_and(|derived| &derived == t)
+    {
+        return Ok(lb.clone());
     }
     let built = leaderboard_for(t);
     let derived = StandardGrader.thresholds(&built).map_err(|e| Failure::new(Kind::System, e.to_string()))?;
