@@ -275,7 +275,7 @@ impl<'a> Grower<'a> {
                 let (l, r) = rows.split_at_mut(mid);
                 let left = self.grow(l, at, depth + 1);
                 let right = self.grow(r, at + mid, depth + 1);
-                self.nodes[id] = Node::split(feature, threshold, left, right);
+                self.nodes[id] = Node::split(id, feature, threshold, left, right);
             }
             None => self.leaf(id, total),
         }
@@ -647,10 +647,10 @@ impl Presorted {
 /// Keeps split `s` in `best` if its gain beats the best's (the first of
 /// equal gains is kept).
 fn keep(s: Option<Split>, best: &mut Option<Split>) {
-    if let Some(s) = s {
-        if best.is_none_or(|b| s.3 > b.3) {
-            *best = Some(s);
-        }
+    if let Some(s) = s
+        && best.is_none_or(|b| s.3 > b.3)
+    {
+        *best = Some(s);
     }
 }
 

@@ -123,7 +123,7 @@ pub(super) fn add_leaves(tree: &Tree, test: &[f64], width: usize, out: &mut [f64
             let mut moved = false;
             for (a, &b) in at.iter_mut().zip(&base) {
                 let s = steps[*a as usize];
-                let next = if test[b + s.feature as usize] <= s.threshold { s.left } else { s.right };
+                let next = s.next(*a, test[b + s.feature as usize]);
                 moved |= next != *a;
                 *a = next;
             }
@@ -132,7 +132,7 @@ pub(super) fn add_leaves(tree: &Tree, test: &[f64], width: usize, out: &mut [f64
             }
         }
         for (k, &a) in at.iter().enumerate().take(lanes) {
-            let leaf = steps[a as usize].leaf as usize;
+            let leaf = steps[a as usize].payload();
             let row = &mut out[(block + k) * tree.width..(block + k + 1) * tree.width];
             for (o, v) in row.iter_mut().zip(&tree.leaves[leaf..leaf + tree.width]) {
                 *o += v;

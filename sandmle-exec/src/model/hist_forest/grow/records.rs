@@ -245,7 +245,7 @@ impl Grower<'_> {
                 {
                     let left = self.leaf_of_sum(l);
                     let right = self.leaf_of_sum(sum - l);
-                    self.nodes[id] = Node::split(feature, threshold, left, right);
+                    self.nodes[id] = Node::split(id, feature, threshold, left, right);
                     return id;
                 }
                 let nr = &mut self.node_records;
@@ -270,7 +270,7 @@ impl Grower<'_> {
                 }
                 let left = self.grow_records(records, at, mid, children, depth + 1);
                 let right = self.grow_records(records, at + mid, len - mid, children + h, depth + 1);
-                self.nodes[id] = Node::split(feature, threshold, left, right);
+                self.nodes[id] = Node::split(id, feature, threshold, left, right);
             }
             None => self.leaf(id, total),
         }
