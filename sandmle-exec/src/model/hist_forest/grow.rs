@@ -23,7 +23,7 @@
 mod count;
 mod records;
 
-use super::scan::{Add, Cuts, Scan, Split, purity, unpack};
+use super::scan::{Add, Cuts, PackedScan, Scan, Split, purity, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 #[cfg(test)]
 pub(super) use records::Place;
@@ -77,6 +77,8 @@ pub(super) struct Grower<'a> {
     local_packed: Vec<u64>,
     /// Scratch: a two-class histogram of packed weights.
     packed_hist: Box<[u64; MAX_BINS + 1]>,
+    /// Scratch: a two-class cut search over packed sums.
+    packed_scan: PackedScan,
     /// Scratch: per candidate, per bin, the weight then the class weights
     /// (or the weighted sum); all zero between calls.
     hist: Vec<f64>,
@@ -165,6 +167,7 @@ impl<'a> Grower<'a> {
             packed,
             two_bins: vec![0.0; 2 * stride],
             packed_hist: Box::new([0; MAX_BINS + 1]),
+            packed_scan: PackedScan::default(),
             local_packed,
             hist,
             keys,

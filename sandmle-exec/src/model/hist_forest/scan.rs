@@ -8,7 +8,7 @@
 //! [`two_bin_cut`] (a two-bin feature) find the same cuts from integer
 //! counts.
 
-use super::Kind;
+use super::{Kind, MAX_BINS};
 
 /// A split candidate: feature, the node's last occupied bin on the left,
 /// its first occupied bin on the right, gain.
@@ -315,6 +315,7 @@ pub(super) fn unpack(sum: u64) -> [f64; 3] {
 /// integer sums are its whole-number sums, so each cut's sums of squares
 /// are the ones [`Cuts`] keeps bin by bin, exactly, and its gain the same
 /// expression of the same numbers.
+#[cfg(test)]
 pub(super) fn packed_cut(
     bins: impl IntoIterator<Item = (u8, u64)>,
     min_leaf: f64,
@@ -322,73 +323,104 @@ pub(super) fn packed_cut(
     total: f64,
     totals: &[f64],
 ) -> Option<Split> {
-    let mut cuts = PackedCuts { parent: purity(Kind::Classes(2), totals), totals, ..PackedCuts::default() };
-    let (mut left, mut last, mut best) = (0u64, None, Best::default());
-    for (b, h) in bins {
-        if let Some(last) = last {
-            let [lw, l0, l1] = unpack(left);
-            if lw >= min_leaf && totals[0] - lw >= min_leaf {
-                cuts.push([lw, l0, l1], (feature, last, b), total, &mut best);
-            }
-        }
-        left += h;
-        last = Some(b);
-    }
-    cuts.flush(total, &mut best);
-    best.split
+    let mut scan = PackedScan::default();
+    scan.list_runs(bins);
+    scan.best(min_leaf, feature, total, totals)
 }
 
-/// The cuts of [`packed_cut`] whose gains are still to be found, in
-/// batches of [`PackedCuts::BATCH`]: a batch's gains are independent, so
-/// their divisions overlap (two to an instruction where the processor
-/// has vector division), and each is the scalar expression, bit for bit.
-/// The batch is then offered in order, as one cut at a time would be.
-#[derive(Default)]
-struct PackedCuts<'t> {
-    parent: f64,
-    totals: &'t [f64],
-    /// Per cut: the left side's weight and class weights.
-    left: [[f64; 3]; PackedCuts::BATCH],
-    at: [(usize, u8, u8); PackedCuts::BATCH],
+/// The cut search over a two-class node's occupied bins of packed
+/// weights (see [`packed_cut`]), in straight passes: the occupied bins and
+/// the left side's packed sum after each are listed
+/// ([`PackedScan::list_histogram`], [`PackedScan::list_runs`]), every
+/// cut's gain before the division by the node's weight is found in one
+/// loop without a branch (two divisions a cut, two cuts to an instruction
+/// where the processor has vector division), and [`PackedScan::best`]
+/// takes the first cut of the greatest gain, the one [`Best`] keeps when
+/// the cuts are offered one by one. Its buffers are reused node after
+/// node.
+pub(super) struct PackedScan {
+    /// The occupied bins, in increasing order.
+    at: Box<[u8; MAX_BINS + 1]>,
+    /// After each occupied bin, the packed sum of it and every bin before.
+    left: Box<[u64; MAX_BINS + 1]>,
+    /// Per cut, its undivided gain, or -inf when a side is too light.
+    raw: Box<[f64; MAX_BINS + 1]>,
+    /// The occupied bins listed.
     len: usize,
 }
 
-impl PackedCuts<'_> {
-    const BATCH: usize = 8;
-
-    fn push(&mut self, left: [f64; 3], at: (usize, u8, u8), total: f64, best: &mut Best) {
-        self.left[self.len] = left;
-        self.at[self.len] = at;
-        self.len += 1;
-        if self.len == Self::BATCH {
-            self.flush(total, best);
+impl Default for PackedScan {
+    fn default() -> Self {
+        PackedScan {
+            at: Box::new([0; MAX_BINS + 1]),
+            left: Box::new([0; MAX_BINS + 1]),
+            raw: Box::new([0.0; MAX_BINS + 1]),
+            len: 0,
         }
     }
+}
 
-    fn flush(&mut self, total: f64, best: &mut Best) {
-        let t = self.totals;
-        let mut raw = [0.0; Self::BATCH];
-        // Every lane, the unused ones too (their numbers are stale and
-        // their gains never read): a loop of fixed length vectorises.
-        let gain = |[lw, l0, l1]: [f64; 3]| {
-            let (rw, r0, r1) = (t[0] - lw, t[1] - l0, t[2] - l1);
-            (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - self.parent
-        };
-        if self.len <= 2 {
-            // A small node's few cuts: the lanes it uses.
-            for (r, &left) in raw.iter_mut().zip(&self.left).take(self.len) {
-                *r = gain(left);
-            }
-        } else {
-            for (r, &left) in raw.iter_mut().zip(&self.left) {
-                *r = gain(left);
-            }
+impl PackedScan {
+    /// Lists the occupied bins of the first `n_bins` of `hist` (packed
+    /// sums), without a branch per bin: which bins a node occupies is as
+    /// good as random to the processor.
+    pub(super) fn list_histogram(&mut self, hist: &[u64], n_bins: usize) {
+        let (mut k, mut sum) = (0, 0u64);
+        for (b, &h) in hist[..n_bins].iter().enumerate() {
+            sum += h;
+            self.at[k] = b as u8;
+            self.left[k] = sum;
+            k += usize::from(h != 0);
         }
-        for (&raw, &at) in raw.iter().zip(&self.at).take(self.len) {
-            best.offer(raw, total, at);
-        }
-        self.len = 0;
+        self.len = k;
     }
+
+    /// Lists the occupied bins `(b, h)`, in increasing bin order, at most
+    /// [`MAX_BINS`] + 1.
+    pub(super) fn list_runs(&mut self, bins: impl IntoIterator<Item = (u8, u64)>) {
+        let (mut k, mut sum) = (0, 0u64);
+        for (b, h) in bins {
+            sum += h;
+            self.at[k] = b;
+            self.left[k] = sum;
+            k += 1;
+        }
+        self.len = k;
+    }
+
+    /// The best cut between consecutive listed bins whose sides each
+    /// weigh `min_leaf` or more, of the node of weight and class weights
+    /// `totals` (`total` its weight).
+    pub(super) fn best(&mut self, min_leaf: f64, feature: usize, total: f64, totals: &[f64]) -> Option<Split> {
+        let cuts = self.len.checked_sub(1)?;
+        let parent = purity(Kind::Classes(2), totals);
+        let (t0, t1, t2) = (totals[0], totals[1], totals[2]);
+        for (r, &left) in self.raw[..cuts].iter_mut().zip(&self.left[..cuts]) {
+            let [lw, l0, l1] = unpack(left);
+            let (rw, r0, r1) = (t0 - lw, t1 - l0, t2 - l1);
+            let gain = (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - parent;
+            *r = if lw >= min_leaf && rw >= min_leaf { gain } else { f64::NEG_INFINITY };
+        }
+        let raw = &self.raw[..cuts];
+        let i = first_greatest(raw, total)?;
+        Some((feature, self.at[i], self.at[i + 1], raw[i] / total))
+    }
+}
+
+/// The first of the undivided gains `raw` (-inf: no cut) whose gain
+/// `raw / total` is the greatest, the cut [`Best`] keeps when they are
+/// offered in order; `None` when every one is -inf. Rounding keeps the
+/// gains' order, so only a cut whose undivided gain is within rounding of
+/// the greatest can divide to the greatest gain: the division is done for
+/// those alone.
+fn first_greatest(raw: &[f64], total: f64) -> Option<usize> {
+    let most = raw.iter().fold(f64::NEG_INFINITY, |m, &r| m.max(r));
+    if most == f64::NEG_INFINITY {
+        return None;
+    }
+    let best = most / total;
+    let near = most - (most.abs() * 1e-12 + 1e-300);
+    raw.iter().position(|&r| r >= near && r / total == best)
 }
 
 /// Weighted purity: the sum of squared class weights over the weight
@@ -453,6 +485,43 @@ mod tests {
                 assert_eq!(bits(two_packed), bits(expected), "case {case}");
             }
         }
+    }
+
+    /// Undivided gains that differ by an ulp or two, some dividing to the
+    /// same gain, zeros of both signs and cuts too light (-inf), over
+    /// weights up to 2^32: the first greatest gain is the cut [`Best`]
+    /// keeps offered one by one.
+    #[test]
+    fn the_first_greatest_gain_is_the_cut_offered_one_by_one_keeps() {
+        let mut state = 41u64;
+        let mut next = |m: u64| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % m
+        };
+        let mut collapsed = 0;
+        for case in 0..20_000 {
+            let total = [3.0, 1_000.0, 123_457.0, 4_294_967_295.0][case % 4];
+            let base = [0.0, 1e-300, 0.37, 5.5e3, 1.3e9][next(5) as usize];
+            let raw: Vec<f64> = (0..1 + next(12))
+                .map(|_| match next(6) {
+                    0 => f64::NEG_INFINITY,
+                    1 => -0.0,
+                    2 => -base,
+                    _ => f64::from_bits(base.to_bits() + next(4)),
+                })
+                .collect();
+            let mut best = Best::default();
+            for (i, &r) in raw.iter().enumerate() {
+                if r != f64::NEG_INFINITY {
+                    best.offer(r, total, (i, 0, 0));
+                }
+            }
+            let expected = best.split.map(|s| s.0);
+            assert_eq!(first_greatest(&raw, total), expected, "case {case}: {raw:?} over {total}");
+            let gains: Vec<f64> = raw.iter().filter(|r| r.is_finite()).map(|r| r / total).collect();
+            collapsed += usize::from(gains.windows(2).any(|w| w[0] == w[1]));
+        }
+        assert!(collapsed > 1_000, "gains that divide to the same number: {collapsed}");
     }
 
     #[test]

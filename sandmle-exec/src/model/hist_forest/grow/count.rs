@@ -10,9 +10,9 @@
 //! are found by [`two_bin_cut`] and [`packed_cut`], which find what
 //! [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for the same bins.
 
+use crate::model::hist_forest::Kind;
 use crate::model::hist_forest::grow::{Grower, key_bin, key_place, sort_by_bin};
-use crate::model::hist_forest::scan::{Split, pack, packed_cut, two_bin_cut, two_bin_packed_cut};
-use crate::model::hist_forest::{Kind, MAX_BINS};
+use crate::model::hist_forest::scan::{Split, pack, two_bin_cut, two_bin_packed_cut};
 
 /// A two-class node sorts its rows by bin rather than building the
 /// histogram of a feature with more than this many bins per row.
@@ -136,24 +136,16 @@ impl Grower<'_> {
             let sorted = sort_by_bin(&mut keys, codes);
             let runs = sorted.chunk_by(|&a, &b| key_bin(a) == key_bin(b));
             let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| packed(key_place(k))).sum()));
-            let best = packed_cut(sums, min_leaf, feature, total, totals);
+            self.packed_scan.list_runs(sums);
             self.keys = keys;
-            return best;
+            return self.packed_scan.best(min_leaf, feature, total, totals);
         }
         let hist = &mut self.packed_hist;
         hist[..n_bins].fill(0);
         for (i, c) in codes.enumerate() {
             hist[usize::from(c)] += packed(i);
         }
-        // The occupied bins listed without a branch per bin (which bins a
-        // node occupies is as good as random to the processor).
-        let mut occupied = [0u8; MAX_BINS + 1];
-        let mut k = 0;
-        for (b, &h) in hist[..n_bins].iter().enumerate() {
-            occupied[k] = b as u8;
-            k += usize::from(h != 0);
-        }
-        let sums = occupied[..k].iter().map(|&b| (b, hist[usize::from(b)]));
-        packed_cut(sums, min_leaf, feature, total, totals)
+        self.packed_scan.list_histogram(&hist[..], n_bins);
+        self.packed_scan.best(min_leaf, feature, total, totals)
     }
 }
