@@ -4,9 +4,9 @@
 //! value, then the next node) ended by a branch the processor cannot
 //! predict: whether this node is a leaf. Eight rows walked in lockstep
 //! are eight independent chains, which the processor overlaps, and the
-//! lockstep ends once for the eight, when none of them moved: a leaf
-//! here points to itself on both sides, so a row that has reached its
-//! leaf stays there while the others go on. Each row's leaf payloads are
+//! lockstep ends once for the eight, when none of them moved: a leaf's
+//! NaN threshold sends every value to its right child, itself, so a row
+//! that has reached its leaf stays there while the others go on. Each row's leaf payloads are
 //! still added tree by tree, in tree order, so the sums are the ones a
 //! row-by-row walk gives, bit for bit.
 //!

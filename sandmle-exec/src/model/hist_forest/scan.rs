@@ -4,7 +4,7 @@
 //! in row order and the bins in bin order, so they find the same cut.
 //! Class trees' sums are whole numbers (bootstrap multiplicities), and
 //! with fewer than 2^26 training rows every sum of squared class weights
-//! is exact too, so [`packed_cut`] (a two-class histogram of integers) and
+//! is exact too, so [`PackedScan`] (a two-class histogram of integers) and
 //! [`two_bin_cut`] (a two-bin feature) find the same cuts from integer
 //! counts.
 
@@ -329,7 +329,11 @@ pub(super) fn packed_cut(
 }
 
 /// The cut search over a two-class node's occupied bins of packed
-/// weights (see [`packed_cut`]), in straight passes: the occupied bins and
+/// weights (each bin's weight and, 32 bits up, its second class's
+/// weight), between consecutive occupied bins, as [`Cuts`] finds it: the
+/// integer sums are its whole-number sums, so each cut's sums of squares
+/// are the ones [`Cuts`] keeps bin by bin, exactly, and its gain the same
+/// expression of the same numbers. It runs in straight passes: the occupied bins and
 /// the left side's packed sum after each are listed
 /// ([`PackedScan::list_histogram`], [`PackedScan::list_runs`]), every
 /// cut's gain before the division by the node's weight is found in one

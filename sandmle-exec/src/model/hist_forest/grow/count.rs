@@ -7,7 +7,7 @@
 //! two classes, a row's weight and its second-class weight are packed in
 //! one `u64` ([`pack`]): the node's totals, a two-bin count and any other
 //! candidate's histogram are then one integer addition per row. The cuts
-//! are found by [`two_bin_cut`] and [`packed_cut`], which find what
+//! are found by [`two_bin_cut`] and [`PackedScan`](crate::model::hist_forest::scan::PackedScan), which find what
 //! [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for the same bins.
 
 use crate::model::hist_forest::Kind;
@@ -120,7 +120,8 @@ impl Grower<'_> {
     /// integer sum of the rows' packed weights per occupied bin, found by a
     /// histogram, or, when the feature has many more bins than the node
     /// has rows, by sorting the rows by bin (a histogram would cost a pass
-    /// over every bin); either way the same sums, scanned by [`packed_cut`].
+    /// over every bin); either way the same sums, scanned by
+    /// [`PackedScan`](crate::model::hist_forest::scan::PackedScan).
     pub(super) fn cut_packed(
         &mut self,
         feature: usize,
