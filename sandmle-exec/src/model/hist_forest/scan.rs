@@ -308,26 +308,6 @@ pub(super) fn unpack(sum: u64) -> [f64; 3] {
     [weight, weight - second, second]
 }
 
-/// The best cut over a two-class node's occupied bins of packed weights,
-/// in increasing bin order (`(b, h)`: bin `b`, its weight and, 32 bits
-/// up, its second class's weight; `totals` the node's weight and class
-/// weights), between consecutive occupied bins, as [`Cuts`] finds it: the
-/// integer sums are its whole-number sums, so each cut's sums of squares
-/// are the ones [`Cuts`] keeps bin by bin, exactly, and its gain the same
-/// expression of the same numbers.
-#[cfg(test)]
-pub(super) fn packed_cut(
-    bins: impl IntoIterator<Item = (u8, u64)>,
-    min_leaf: f64,
-    feature: usize,
-    total: f64,
-    totals: &[f64],
-) -> Option<Split> {
-    let mut scan = PackedScan::default();
-    scan.list_runs(bins);
-    scan.best(min_leaf, feature, total, totals)
-}
-
 /// The cut search over a two-class node's occupied bins of packed
 /// weights (each bin's weight and, 32 bits up, its second class's
 /// weight), between consecutive occupied bins, as [`Cuts`] finds it: the
@@ -443,16 +423,34 @@ pub(super) fn purity(kind: Kind, s: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    /// [`PackedScan`] over the occupied bins `(b, h)` in increasing order.
+    fn packed_cut(
+        bins: impl IntoIterator<Item = (u8, u64)>,
+        min_leaf: f64,
+        feature: usize,
+        total: f64,
+        totals: &[f64],
+    ) -> Option<Split> {
+        let mut scan = PackedScan::default();
+        scan.list_runs(bins);
+        scan.best(min_leaf, feature, total, totals)
+    }
+
+    /// A small congruential generator: `next(m)` draws below `m`.
+    fn numbers(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut state = seed;
+        move |m| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % m
+        }
+    }
+
     /// Random two-class histograms (empty bins, one-row bins, a leaf
     /// minimum of 1 or 3): the packed scan and the two-bin cut find what
     /// [`Cuts`] finds, to the bit.
     #[test]
     fn packed_and_two_bin_cuts_are_the_cuts_of_the_float_histogram() {
-        let mut state = 11u64;
-        let mut next = |m: u64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % m
-        };
+        let mut next = numbers(11);
         let mut sums = vec![0.0; 9];
         for case in 0..2_000 {
             let n_bins = [2, 3, 17, 256][case % 4];
@@ -497,11 +495,7 @@ mod tests {
     /// keeps offered one by one.
     #[test]
     fn the_first_greatest_gain_is_the_cut_offered_one_by_one_keeps() {
-        let mut state = 41u64;
-        let mut next = |m: u64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % m
-        };
+        let mut next = numbers(41);
         let mut collapsed = 0;
         for case in 0..20_000 {
             let total = [3.0, 1_000.0, 123_457.0, 4_294_967_295.0][case % 4];
@@ -530,11 +524,8 @@ mod tests {
 
     #[test]
     fn four_lane_square_changes_equal_one_chain_through_the_classes() {
-        let mut state = 7u64;
-        let mut next = |m: u64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 33) % m) as f64
-        };
+        let mut draw = numbers(7);
+        let mut next = |m: u64| draw(m) as f64;
         for k in [1, 2, 3, 4, 5, 7, 10, 17] {
             for _ in 0..200 {
                 let bin: Vec<f64> = (0..k).map(|_| if next(3) == 0.0 { 0.0 } else { next(40) }).collect();
