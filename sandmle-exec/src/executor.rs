@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::image::image_feature_tables;
-use crate::model::{self, Clock, NeighbourCache, Prediction, SharedBins};
+use crate::model::{self, Clock, NeighbourCache, Prediction, SharedBins, SharedForests};
 use crate::preprocess::{Frames, TargetSignal};
 use crate::spec::{CheckedPipeline, PipelineSpec, Step};
 use crate::submission::{Output, assemble};
@@ -70,7 +70,8 @@ impl PipelineExecutor {
 /// pipeline with those steps learns from, the targets and the test ids.
 /// The panel prepares once per distinct list of steps and runs each of its
 /// members on the result; the kNN members also share their neighbour
-/// lists (`neighbours`).
+/// lists (`neighbours`), and histogram forests of one seed and shape their
+/// trees (`forests`).
 pub(crate) struct Prepared {
     x: Array2<f64>,
     x_test: Array2<f64>,
@@ -82,6 +83,8 @@ pub(crate) struct Prepared {
     pub neighbours: Option<NeighbourCache>,
     /// The binned training matrix for histogram models, likewise.
     pub bins: Option<SharedBins>,
+    /// Histogram forests for members whose trees are a prefix of them.
+    pub forests: Option<SharedForests>,
 }
 
 /// Applies `steps` to `view`'s tables (featurizing an image task's images
@@ -128,7 +131,7 @@ impl Partial {
         let start = Instant::now();
         let (x, x_test) = frames.matrices()?;
         timings.push("preprocess", preprocess + start.elapsed());
-        Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None, bins: None })
+        Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None, bins: None, forests: None })
     }
 
     /// The view's feature tables, test ids and targets, before any step.
@@ -186,7 +189,7 @@ pub(crate) fn fit_and_assemble(
     prepared: &Prepared,
     clock: &Clock,
 ) -> Result<PipelineRun> {
-    let Prepared { x, x_test, ids, targets, timings, neighbours, bins } = prepared;
+    let Prepared { x, x_test, ids, targets, timings, neighbours, bins, forests } = prepared;
     let mut timings = timings.clone();
     let mut outputs = Vec::with_capacity(targets.len());
     for (i, t) in targets.iter().enumerate() {
@@ -197,6 +200,7 @@ pub(crate) fn fit_and_assemble(
             seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
             neighbours: neighbours.as_ref(),
             bins: bins.as_ref(),
+            forests: forests.as_ref().and_then(|f| f.share(spec)),
         };
         outputs.push(match t {
             Target::Classes(c) => match model::fit_predict(&d, &spec.model, model::Target::Classes(c))? {

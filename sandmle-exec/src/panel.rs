@@ -3,8 +3,9 @@
 //! For classes: the class prior, logistic regression on the 1, 2 and 5
 //! best features and on all of them at three penalties, Gaussian naive
 //! Bayes, trees of depth 1, 3, 6 and unlimited, kNN with k = 1, 5, 15 and
-//! 31, and histogram forests of 10, 30 and 100 trees (different seeds,
-//! one depth-limited, one with larger leaves). For values: the mean and the median, least squares on the 1, 3
+//! 31, and histogram forests of 10, 30 and 100 trees (the first 10 and 30
+//! trees of the forest of 100), and of 100 trees depth-limited and with
+//! larger leaves (seeds of their own). For values: the mean and the median, least squares on the 1, 3
 //! and all features, ridge, lasso, elastic net, and the same trees, kNN and
 //! forests. Every spec imputes medians, one-hot encodes categories (20
 //! levels), hashes text (256 buckets) and standardises; values are clipped
@@ -18,8 +19,10 @@
 //! distinct list of steps runs only its remaining ones (the `SelectBest`
 //! of the `*-best-k` members) on a copy; the kNN members share one list of
 //! nearest rows per test row (the longest any of them needs; the others
-//! take its prefix, which is exactly their own), and the histogram forests
-//! and trees one binning of the training matrix.
+//! take its prefix, which is exactly their own), the histogram forests
+//! and trees one binning of the training matrix, and the forests of 10, 30
+//! and 100 trees one forest of 100 (each takes its first trees, which are
+//! exactly the ones it grows alone).
 //! Both are shortcuts only: every member's submission is the one it makes
 //! alone.
 //!
@@ -35,7 +38,7 @@
 
 use crate::executor::{Partial, Prepared, fit_and_assemble};
 use crate::image::image_feature_tables;
-use crate::model::{Clock, NeighbourCache, SharedBins};
+use crate::model::{Clock, NeighbourCache, SharedBins, SharedForests};
 use crate::spec::{EncodeMethod, ImputeStrategy, ModelSpec, PipelineSpec, ScaleMethod, Step};
 use rayon::prelude::*;
 use sandmle_core::{
@@ -63,7 +66,10 @@ use std::time::Instant;
 /// order: forests and trees for values can differ in the last bits of a
 /// gain, hence on near ties; class trees are the same (their sums are
 /// whole numbers).
-pub const PANEL_VERSION: &str = "panel-v7";
+/// v8: the forests of 10 and 30 trees take the seed of the forest of 100,
+/// so their trees are its first 10 and 30 (grown once per panel run,
+/// [`SharedForests`]), no longer forests of their own seeds.
+pub const PANEL_VERSION: &str = "panel-v8";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;
 
@@ -188,8 +194,8 @@ impl Panel {
             ]);
         }
         s.extend([
-            spec("forest-10", 1, None, forest(10, None, 1)),
-            spec("forest-30", 2, None, forest(30, None, 1)),
+            spec("forest-10", 3, None, forest(10, None, 1)),
+            spec("forest-30", 3, None, forest(30, None, 1)),
             spec("forest-100", 3, None, forest(100, None, 1)),
             spec("forest-100-depth-4", 4, None, forest(100, Some(4), 1)),
             spec("forest-100-leaf-5", 5, None, forest(100, None, 5)),
@@ -325,6 +331,7 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Resu
             }
             if let Ok(p) = &mut p {
                 p.bins = Some(SharedBins::default());
+                p.forests = Some(SharedForests::for_specs(members.iter().map(|&i| &specs[i])));
             }
             Arc::new(p)
         })

@@ -18,7 +18,7 @@ mod tree;
 use crate::error::{Error, Result};
 use crate::spec::ModelSpec;
 use crate::target::Classes;
-pub(crate) use hist_forest::SharedBins;
+pub(crate) use hist_forest::{ForestShare, SharedBins, SharedForests};
 pub(crate) use knn::NeighbourCache;
 
 use ndarray::{Array1, Array2, Axis};
@@ -37,6 +37,9 @@ pub(crate) struct Data<'a> {
     pub neighbours: Option<&'a NeighbourCache>,
     /// The binned training matrix shared with other histogram models.
     pub bins: Option<&'a SharedBins>,
+    /// Forests shared with other histogram forests of the same seed and
+    /// shape, and how many trees this one grows into them.
+    pub forests: Option<ForestShare<'a>>,
 }
 
 /// What a model predicts for: the classes of a label target or the values

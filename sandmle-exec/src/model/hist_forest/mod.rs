@@ -24,6 +24,7 @@
 mod grow;
 mod predict;
 mod scan;
+mod shared;
 
 use super::Data;
 use crate::error::{Error, Result};
@@ -34,6 +35,8 @@ use rand::RngExt;
 use rayon::prelude::*;
 use sandmle_core::{SeedRng, rng_for};
 use std::time::Instant;
+
+pub(crate) use shared::{ForestShare, SharedForests};
 
 const MAX_BINS: usize = 255;
 
@@ -248,7 +251,7 @@ fn for_each_column(x: &Array2<f64>, mut f: impl FnMut(&[f64])) {
 }
 
 /// What a leaf predicts: class frequencies or a mean.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Classes(usize),
     Values,
@@ -369,7 +372,7 @@ impl Tree {
 }
 
 /// Forest hyper-parameters.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct HistParams {
     pub n_trees: usize,
     pub max_depth: Option<u16>,
@@ -522,15 +525,31 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
         }
     };
     let training = Training { bins, n: x.nrows(), y_class, y_value, kind };
-    let trees = grow_trees(&training, p, d.seed, d.clock.deadline, Search::FASTEST)?;
+    let grow = |p: HistParams| grow_trees(&training, p, d.seed, d.clock.deadline, Search::FASTEST);
+    // A forest whose trees are a prefix of a shared one's reads them
+    // (see [`SharedForests`]); any other grows its own.
+    let shared = d.forests.filter(|s| p.bootstrap && s.trees >= p.n_trees).and_then(|s| {
+        let params = HistParams { n_trees: s.trees, ..p };
+        let target = [y_class.as_ptr() as usize, y_class.len(), y_value.as_ptr() as usize, y_value.len()];
+        let key = shared::Key { seed: d.seed, params, kind, target };
+        s.cache.trees(key, || grow(params).ok())
+    });
+    let own;
+    let trees: &[Tree] = match &shared {
+        Some(all) => &all[..p.n_trees],
+        None => {
+            own = grow(p)?;
+            &own
+        }
+    };
     d.clock.add_fit(start.elapsed());
     let start = Instant::now();
     let width = x.ncols();
     let test = x_test.as_standard_layout();
     let test = test.as_slice().unwrap_or_default();
     let out_width = kind.width();
-    let order = predict::Order::for_forest(&trees, width, x_test.nrows());
-    let sums = predict::leaf_sums(&trees, test, (width, x_test.nrows()), out_width, order);
+    let order = predict::Order::for_forest(trees, width, x_test.nrows());
+    let sums = predict::leaf_sums(trees, test, (width, x_test.nrows()), out_width, order);
     let mut out = Array2::from_shape_vec((x_test.nrows(), out_width), sums)
         .map_err(|e| Error::Model { model: "hist_forest", message: e.to_string() })?;
     out /= trees.len() as f64;

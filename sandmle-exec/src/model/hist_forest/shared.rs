@@ -1,0 +1,164 @@
+//! [`SharedForests`]: one forest grown for every member of a panel run
+//! that takes a prefix of its trees.
+//!
+//! A forest's tree `i` grows from the `i`-th seed drawn from the forest's
+//! seed, whatever the number of trees, and a test row adds its trees'
+//! leaves in tree order from zero. So forests of 10, 30 and 100 trees of
+//! one seed and shape are the first 10, 30 and 100 trees of one forest of
+//! 100, and each one's prediction (its prefix's sums over its own count)
+//! is the one it makes alone, bit for bit. The panel grows such a forest
+//! once: the first member to need it grows as many trees as the most any
+//! of them wants, and the others wait for it and read their prefix.
+
+use super::{HistParams, Kind, Tree};
+use crate::spec::{ModelSpec, PipelineSpec};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A forest grown once, or `None` when growing it failed (each member
+/// then grows its own and meets the failure itself).
+type Grown = Arc<OnceLock<Option<Arc<Vec<Tree>>>>>;
+
+/// Forests shared by the histogram forests of one panel run on the same
+/// matrices and targets.
+#[derive(Default)]
+pub(crate) struct SharedForests {
+    /// Per spec seed and forest shape (its tree count set to 0), the most
+    /// trees any member wants.
+    most: Vec<(u64, ModelSpec, usize)>,
+    /// The forests grown so far, by what determines their trees.
+    grown: Mutex<Vec<(Key, Grown)>>,
+}
+
+/// How many trees a histogram forest grows into a [`SharedForests`]: at
+/// least its own, the most any member of its seed and shape wants.
+#[derive(Clone, Copy)]
+pub(crate) struct ForestShare<'a> {
+    pub cache: &'a SharedForests,
+    pub trees: usize,
+}
+
+/// What a shared forest's trees depend on besides the binned matrix (one
+/// per [`SharedForests`]): the seed, the hyper-parameters (its tree count
+/// the number grown), the kind and the target itself (by address: the
+/// run's targets stay in place while it lasts).
+#[derive(Clone, Copy, PartialEq)]
+pub(super) struct Key {
+    pub seed: u64,
+    pub params: HistParams,
+    pub kind: Kind,
+    pub target: [usize; 4],
+}
+
+/// `spec`'s model with its tree count set to 0, when it is a histogram
+/// forest.
+fn shape(model: &ModelSpec) -> Option<ModelSpec> {
+    match model {
+        ModelSpec::HistForest { max_depth, min_samples_leaf, max_features, .. } => Some(ModelSpec::HistForest {
+            n_trees: 0,
+            max_depth: *max_depth,
+            min_samples_leaf: *min_samples_leaf,
+            max_features: *max_features,
+        }),
+        _ => None,
+    }
+}
+
+impl SharedForests {
+    /// The cache for `specs`: the histogram forests among them that share
+    /// a seed and shape grow the most trees any of them wants once.
+    pub(crate) fn for_specs<'s>(specs: impl IntoIterator<Item = &'s PipelineSpec>) -> SharedForests {
+        let mut most: Vec<(u64, ModelSpec, usize)> = Vec::new();
+        for spec in specs {
+            let (Some(shape), ModelSpec::HistForest { n_trees, .. }) = (shape(&spec.model), &spec.model) else {
+                continue;
+            };
+            match most.iter_mut().find(|(seed, s, _)| *seed == spec.seed && *s == shape) {
+                Some((_, _, n)) => *n = (*n).max(*n_trees),
+                None => most.push((spec.seed, shape, *n_trees)),
+            }
+        }
+        SharedForests { most, grown: Mutex::new(Vec::new()) }
+    }
+
+    /// How `spec`'s forest shares this cache, if it is one of its forests.
+    pub(crate) fn share(&self, spec: &PipelineSpec) -> Option<ForestShare<'_>> {
+        let shape = shape(&spec.model)?;
+        let (_, _, trees) = self.most.iter().find(|(seed, s, _)| *seed == spec.seed && *s == shape)?;
+        Some(ForestShare { cache: self, trees: *trees })
+    }
+
+    /// The forest of `key`, grown by `grow` if no member has grown it.
+    pub(super) fn trees(&self, key: Key, grow: impl FnOnce() -> Option<Vec<Tree>>) -> Option<Arc<Vec<Tree>>> {
+        let cell = {
+            // A member that panicked while holding the lock left the list
+            // whole (it only finds or pushes an entry).
+            let mut grown = self.grown.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            match grown.iter().find(|(k, _)| *k == key) {
+                Some((_, cell)) => Arc::clone(cell),
+                None => {
+                    let cell = Grown::default();
+                    grown.push((key, Arc::clone(&cell)));
+                    cell
+                }
+            }
+        };
+        cell.get_or_init(|| grow().map(Arc::new)).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::hist_forest::{classifier, regressor};
+    use crate::model::{Clock, Data};
+    use ndarray::Array2;
+    use rand::RngExt;
+    use sandmle_core::rng_for;
+
+    fn forest_spec(n_trees: usize, seed: u64) -> PipelineSpec {
+        let model = ModelSpec::HistForest { n_trees, max_depth: None, min_samples_leaf: 1, max_features: None };
+        PipelineSpec { name: format!("forest-{n_trees}"), seed, steps: vec![], model, clip_to_target_range: false }
+    }
+
+    fn params(n_trees: usize) -> HistParams {
+        HistParams { n_trees, max_depth: None, min_samples_leaf: 1, max_features: 2, bootstrap: true }
+    }
+
+    fn bits(xs: impl IntoIterator<Item = f64>) -> Vec<u64> {
+        xs.into_iter().map(f64::to_bits).collect()
+    }
+
+    #[test]
+    fn a_forest_read_from_a_shared_one_predicts_what_it_predicts_alone() {
+        let mut rng = rng_for(8, "shared forests");
+        let x = Array2::from_shape_fn((300, 5), |(_, j)| {
+            if j == 4 { f64::from(rng.random_range(0..3u8)) } else { rng.random_range(-2.0..2.0) }
+        });
+        let test = Array2::from_shape_fn((60, 5), |_| rng.random_range(-2.0..2.0));
+        let y: Vec<usize> =
+            x.rows().into_iter().map(|r| usize::from(r[0] + r[1] > 0.0) + usize::from(r[2] > 1.0)).collect();
+        let values: Vec<f64> = x.rows().into_iter().map(|r| r[0] * r[3] + r[4]).collect();
+        let clock = Clock::default();
+        let specs = [forest_spec(10, 3), forest_spec(100, 3), forest_spec(30, 3), forest_spec(30, 4)];
+        let cache = SharedForests::for_specs(&specs);
+        let data =
+            |forests| Data { clock: &clock, x: &x, x_test: &test, seed: 11, neighbours: None, bins: None, forests };
+        // The forest of 10 asks first: it grows the 100 trees the forest
+        // of 100 wants, and the others read them.
+        for (spec, n) in specs[..3].iter().zip([10, 100, 30]) {
+            let share = cache.share(spec);
+            assert_eq!(share.map(|s| s.trees), Some(100), "{}", spec.name);
+            let shared = classifier(&data(share), &y, 3, params(n)).unwrap();
+            let alone = classifier(&data(None), &y, 3, params(n)).unwrap();
+            assert_eq!(bits(shared), bits(alone), "{} trees", n);
+            let shared = regressor(&data(share), &values, params(n)).unwrap();
+            let alone = regressor(&data(None), &values, params(n)).unwrap();
+            assert_eq!(bits(shared), bits(alone), "{} trees of values", n);
+        }
+        // One forest of classes and one of values, each grown once.
+        assert_eq!(cache.grown.lock().unwrap().len(), 2);
+        // A forest of another seed is its own, whatever its trees.
+        assert_eq!(cache.share(&specs[3]).map(|s| s.trees), Some(30));
+        assert!(cache.share(&forest_spec(10, 5)).is_none());
+    }
+}
