@@ -143,13 +143,23 @@ impl ImageFeaturizer {
             out.extend(acc.iter().map(|&a| a as f64 / denom));
         }
         for plane in &planes {
-            let mut counts = [0u64; HIST_BINS];
-            for &v in plane {
-                counts[usize::from(v >> 5)] += 1;
+            // Four sets of counts, a pixel in its place's set: in a run of
+            // one level (a background) each increment would otherwise wait
+            // for the one before.
+            let mut lanes = [[0u64; HIST_BINS]; 4];
+            let quads = plane.chunks_exact(4);
+            for &v in quads.remainder() {
+                lanes[0][usize::from(v >> 5)] += 1;
             }
-            out.extend(counts.iter().map(|&n| n as f64 / (w * h) as f64));
+            for quad in quads {
+                for (lane, &v) in lanes.iter_mut().zip(quad) {
+                    lane[usize::from(v >> 5)] += 1;
+                }
+            }
+            let counts = (0..HIST_BINS).map(|b| lanes.iter().map(|lane| lane[b]).sum::<u64>());
+            out.extend(counts.map(|n| n as f64 / (w * h) as f64));
         }
-        out.extend(hog(&planes, w, h));
+        out.extend(super::hog::hog(&planes, w, h));
         let n = (w * h) as u128;
         let mut sds = Vec::with_capacity(planes.len());
         for plane in &planes {
@@ -199,7 +209,7 @@ impl ImageFeaturizer {
 
 /// The `(pixel, cell, overlap)` triples of an axis of `n` pixels split into
 /// `g` cells, in pixel order (see the module docs).
-fn overlaps(n: usize, g: usize) -> Vec<(usize, usize, u64)> {
+pub(super) fn overlaps(n: usize, g: usize) -> Vec<(usize, usize, u64)> {
     let mut out = Vec::with_capacity(n + g);
     for i in 0..n {
         let (lo, hi) = (i * g, (i + 1) * g);
@@ -213,208 +223,9 @@ fn overlaps(n: usize, g: usize) -> Vec<(usize, usize, u64)> {
     out
 }
 
-/// The gradient-orientation histograms of the planes' grey image.
-fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
-    // Each pixel's grey level as a whole number (`luma / scale` is the
-    // grey image), for the orientation bins.
-    let (luma, scale): (Vec<i64>, f64) = if planes.len() == 3 {
-        let luma = (0..w * h)
-            .map(|i| 299 * i64::from(planes[0][i]) + 587 * i64::from(planes[1][i]) + 114 * i64::from(planes[2][i]))
-            .collect();
-        (luma, 255_000.0)
-    } else {
-        (planes[0].iter().map(|&v| i64::from(v)).collect(), 255.0)
-    };
-    let grey: Vec<f64> = luma.iter().map(|&l| l as f64 / scale).collect();
-    let (ox, oy) = (overlaps(w, HOG_CELLS), overlaps(h, HOG_CELLS));
-    // Each pixel's first overlap triple, to walk its cells.
-    let first = |o: &[(usize, usize, u64)], n: usize| {
-        let mut start = vec![0usize; n + 1];
-        for (k, &(i, _, _)) in o.iter().enumerate().rev() {
-            start[i] = k;
-        }
-        start[n] = o.len();
-        start
-    };
-    let (sx, sy) = (first(&ox, w), first(&oy, h));
-    let cell_area = (HOG_CELLS * HOG_CELLS) as f64;
-    let mut cells = vec![0f64; HOG_CELLS * HOG_CELLS * HOG_BINS];
-    for y in 0..h {
-        let (up, down) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        for x in 0..w {
-            let (left, right) = (x.saturating_sub(1), (x + 1).min(w - 1));
-            let gx = grey[y * w + right] - grey[y * w + left];
-            let gy = grey[down * w + x] - grey[up * w + x];
-            let mag = (gx * gx + gy * gy).sqrt();
-            if mag == 0.0 {
-                continue;
-            }
-            let dx = luma[y * w + right] - luma[y * w + left];
-            let dy = luma[down * w + x] - luma[up * w + x];
-            let bin = orientation_bin(dx, dy).unwrap_or_else(|| float_orientation_bin(gx, gy));
-            let (ys, xs) = (&oy[sy[y]..sy[y + 1]], &ox[sx[x]..sx[x + 1]]);
-            if let ([(_, cy, wy)], [(_, cx, wx)]) = (ys, xs) {
-                // One cell (every pixel, when the sides are multiples of
-                // the grid): the same addition, without the loops.
-                cells[(cy * HOG_CELLS + cx) * HOG_BINS + bin] += mag * (wy * wx) as f64 / cell_area;
-                continue;
-            }
-            for &(_, cy, wy) in ys {
-                for &(_, cx, wx) in xs {
-                    cells[(cy * HOG_CELLS + cx) * HOG_BINS + bin] += mag * (wy * wx) as f64 / cell_area;
-                }
-            }
-        }
-    }
-    for cell in cells.chunks_mut(HOG_BINS) {
-        let norm = (cell.iter().map(|v| v * v).sum::<f64>() + HOG_EPS * HOG_EPS).sqrt();
-        cell.iter_mut().for_each(|v| *v /= norm);
-    }
-    cells
-}
-
-/// The orientation bin of a gradient of whole numbers `(dx, dy)`, not both
-/// zero: `floor(θ / (π / 8)) mod 8` of `θ = atan2(dy, dx)` folded into
-/// `[0, π)`, decided by exact comparisons, without `atan2`. `None` on a
-/// diagonal (`|dx| == |dy|`), where `θ` is a bin edge and the bin is the
-/// one [`float_orientation_bin`] finds.
-///
-/// Why this is the bin of the grey image's own gradient: the grey levels
-/// are these numbers divided by one constant `c` (255 or 255,000), so the
-/// gradient has the same signs and zeros and, but for rounding, the same
-/// angle. Rounding the levels moves the angle by a few ulps of `c / m`
-/// (`m = max(|dx|, |dy|)`, at most 255,000), under 1e-10 / m. The bin
-/// edges at odd multiples of π/8 have the irrational slopes `√2 ∓ 1`, and
-/// a ratio of whole numbers `p / q` stays more than `0.3 / q²` away from
-/// either in angle (their continued fractions are `[0; 2, 2, 2, ...]` and
-/// `[2; 2, 2, ...]`): over a thousand times farther than rounding can move
-/// it. The edges at 0 and π/2 are met exactly on both sides (a zero
-/// difference is an exact zero), and the diagonals are left to the
-/// floating-point route. `orientation_bins_agree_with_atan2` checks it.
-fn orientation_bin(dx: i64, dy: i64) -> Option<usize> {
-    // Folded into [0, π): dy > 0, or dy == 0 and dx > 0.
-    let (dx, dy) = if dy < 0 || (dy == 0 && dx < 0) { (-dx, -dy) } else { (dx, dy) };
-    let a = dx.abs();
-    if a == dy {
-        return None;
-    }
-    // dy < (√2 - 1)·a, dy < a and dy < (√2 + 1)·a, exactly, for a > 0
-    // (all false for a = 0). Each implies the next, so how many hold
-    // places θ in its half: bins 3, 2, 1, 0 for dx > 0 and 4, 5, 6, 7
-    // otherwise. Counted without a branch (the side a gradient falls on
-    // is as good as random to the processor).
-    let below_eighth = (dy + a) * (dy + a) < 2 * a * a;
-    let below_diagonal = dy < a;
-    let below_three_eighths = below_diagonal | ((dy - a) * (dy - a) < 2 * a * a);
-    let held = usize::from(below_eighth) + usize::from(below_diagonal) + usize::from(below_three_eighths);
-    Some(if dx > 0 { 3 - held } else { 4 + held })
-}
-
-/// The orientation bin of a floating-point gradient, not both zero:
-/// `floor(θ / (π / 8)) mod 8` of `θ = atan2(gy, gx)` folded into `[0, π)`.
-fn float_orientation_bin(gx: f64, gy: f64) -> usize {
-    let mut theta = libm::atan2(gy, gx);
-    if theta < 0.0 {
-        theta += std::f64::consts::PI;
-    }
-    ((theta / (std::f64::consts::PI / HOG_BINS as f64)).floor() as usize) % HOG_BINS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Both routes, the grey levels as [`hog`] computes them.
-    fn both_routes(l: [i64; 4], scale: f64) -> (usize, usize) {
-        let [right, left, down, up] = l;
-        let g = |v: i64| v as f64 / scale;
-        let (gx, gy) = (g(right) - g(left), g(down) - g(up));
-        let exact = orientation_bin(right - left, down - up).unwrap_or_else(|| float_orientation_bin(gx, gy));
-        (exact, float_orientation_bin(gx, gy))
-    }
-
-    #[test]
-    fn orientation_bins_agree_with_atan2() {
-        let mut checked = 0;
-        // Grey: every difference, at the bottom and the top of the range.
-        for dx in -255i64..=255 {
-            for dy in -255i64..=255 {
-                if (dx, dy) == (0, 0) {
-                    continue;
-                }
-                for (bx, by) in [(0, 0), (255, 255), (128, 7)] {
-                    let (right, left) =
-                        if dx >= 0 { (bx.max(dx), bx.max(dx) - dx) } else { (bx.min(255 + dx), bx.min(255 + dx) - dx) };
-                    let (down, up) =
-                        if dy >= 0 { (by.max(dy), by.max(dy) - dy) } else { (by.min(255 + dy), by.min(255 + dy) - dy) };
-                    let (a, b) = both_routes([right, left, down, up], 255.0);
-                    assert_eq!(a, b, "grey dx {dx} dy {dy} base {bx} {by}");
-                    checked += 1;
-                }
-            }
-        }
-        // Colour lumas up to 255,000: the best approximations of √2 ∓ 1
-        // (and their neighbours), scaled, on large levels, where rounding
-        // moves the angle most; then pseudo-random levels.
-        let (mut p, mut q) = (1i64, 2i64);
-        let mut pairs = Vec::new();
-        while q <= 255_000 {
-            for (a, b) in [(p, q), (q - p, q), (p + q, q), (q + (q - p), q)] {
-                for d in -2..=2 {
-                    pairs.push((b, a + d));
-                }
-            }
-            (p, q) = (q, 2 * q + p);
-        }
-        let mut state = 0x5EED_u64;
-        let mut next = |m: i64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 33) % m as u64) as i64
-        };
-        for _ in 0..200_000 {
-            pairs.push((next(510_001) - 255_000, next(510_001) - 255_000));
-        }
-        for (dx, dy) in pairs {
-            if dx.abs() > 255_000 || dy.abs() > 255_000 || (dx, dy) == (0, 0) {
-                continue;
-            }
-            for (sx, sy) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
-                let (dx, dy) = (sx * dx, sy * dy);
-                let right = 255_000.min(255_000 + dx);
-                let down = 255_000.min(255_000 + dy);
-                let (a, b) = both_routes([right, right - dx, down, down - dy], 255_000.0);
-                assert_eq!(a, b, "colour dx {dx} dy {dy}");
-                checked += 1;
-            }
-        }
-        assert!(checked > 1_500_000, "{checked}");
-    }
-
-    #[test]
-    fn orientation_bins_by_hand() {
-        // (dx, dy) -> bin: the axes, each side of √2 - 1 and √2 + 1, and
-        // the folded half-plane.
-        for ((dx, dy), bin) in [
-            ((5, 0), 0),
-            ((-5, 0), 0),
-            ((0, 5), 4),
-            ((0, -5), 4),
-            ((100, 41), 0),
-            ((100, 42), 1),
-            ((100, 241), 2),
-            ((100, 242), 3),
-            ((-100, 242), 4),
-            ((-100, 241), 5),
-            ((-100, 42), 6),
-            ((-100, 41), 7),
-            ((100, -41), 7),
-            ((-100, -41), 0),
-        ] {
-            assert_eq!(orientation_bin(dx, dy), Some(bin), "({dx}, {dy})");
-        }
-        assert_eq!(orientation_bin(3, 3), None);
-        assert_eq!(orientation_bin(-3, 3), None);
-    }
 
     #[test]
     fn overlaps_cover_every_cell_with_its_length() {

@@ -14,6 +14,7 @@
 //! fault, not the solution's: [`Error::Image`].
 
 mod features;
+mod hog;
 
 pub use features::{GRID, HIST_BINS, HOG_BINS, HOG_CELLS, HOG_EPS, ImageFeaturizer};
 
