@@ -67,8 +67,8 @@ use std::time::Instant;
 /// gain, hence on near ties; class trees are the same (their sums are
 /// whole numbers).
 /// v8: the forests of 10 and 30 trees take the seed of the forest of 100,
-/// so their trees are its first 10 and 30 (grown once per panel run,
-/// [`SharedForests`]), no longer forests of their own seeds.
+/// so their trees are its first 10 and 30 (one forest of 100 is grown per
+/// panel run), no longer forests of their own seeds.
 pub const PANEL_VERSION: &str = "panel-v8";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;
