@@ -76,7 +76,21 @@ impl Scan {
     /// the sums of squares are exact in `f64`: keeping the sums of squares
     /// up to date row by row gives [`Cuts`]' purities exactly, at a cost
     /// per row and per cut that does not grow with the number of classes.
-    pub(super) fn classes(&self, rows: impl Iterator<Item = (u8, Add)>, k: usize, sums: &mut [f64]) -> Option<Split> {
+    ///
+    /// Two passes, neither with a branch on the data (where runs end and
+    /// which cut beats the best so far are as good as random to the
+    /// processor, and each mispredicted offer waited on its divisions):
+    /// the rows' pass lists each run's bin and the left side's weight and
+    /// sums of squares after it; the cuts' pass finds every cut's undivided
+    /// gain, and [`first_greatest`] takes the first cut of the greatest
+    /// gain, the one [`Best`] keeps when the cuts are offered one by one.
+    pub(super) fn classes(
+        &self,
+        rows: impl Iterator<Item = (u8, Add)>,
+        k: usize,
+        sums: &mut [f64],
+        runs: &mut ClassRuns,
+    ) -> Option<Split> {
         let (totals, rest) = sums.split_at_mut(k + 1);
         let left = &mut rest[..k];
         left.fill(0.0);
@@ -84,14 +98,16 @@ impl Scan {
         let parent = purity(Kind::Classes(k), totals);
         let (mut lw, mut lsq) = (0.0, 0.0);
         let mut rsq: f64 = totals[1..].iter().map(|c| c * c).sum();
-        let (mut run, mut best) = (None, Best::default());
+        let mut rows = rows.peekable();
+        let mut run = rows.peek()?.0;
+        let mut n = 0;
         for (code, a) in rows {
-            if run != Some(code) {
-                if let Some(last) = run {
-                    self.offer(&mut best, last, code, (lw, tw - lw), || lsq / lw + rsq / (tw - lw) - parent);
-                }
-                run = Some(code);
-            }
+            // The left side after run `n` (this row's run, if it is the
+            // same: overwritten until a run ends).
+            runs.at[n] = run;
+            runs.sides[n] = [lw, lsq, rsq];
+            n += usize::from(code != run);
+            run = code;
             let (c, w) = (a.slot - 1, a.weight);
             let (l, r) = (left[c], totals[a.slot] - left[c]);
             lsq += (2.0 * l + w) * w;
@@ -99,7 +115,36 @@ impl Scan {
             left[c] = l + w;
             lw += w;
         }
-        best.split
+        runs.at[n] = run;
+        for (raw, &[lw, lsq, rsq]) in runs.raw[..n].iter_mut().zip(&runs.sides[..n]) {
+            let rw = tw - lw;
+            let gain = lsq / lw + rsq / rw - parent;
+            *raw = if lw >= self.min_leaf && rw >= self.min_leaf { gain } else { f64::NEG_INFINITY };
+        }
+        let i = first_greatest(&runs.raw[..n], self.total)?;
+        Some((self.feature, runs.at[i], runs.at[i + 1], runs.raw[i] / self.total))
+    }
+}
+
+/// [`Scan::classes`]' lists, reused node after node: a node's rows hold
+/// at most [`MAX_BINS`] + 1 runs of one bin.
+pub(super) struct ClassRuns {
+    /// Each run's bin.
+    at: Box<[u8; MAX_BINS + 1]>,
+    /// After each run, the left side's weight and sums of squared class
+    /// weights on the left and on the right.
+    sides: Box<[[f64; 3]; MAX_BINS + 1]>,
+    /// Per cut, its undivided gain, or -inf when a side is too light.
+    raw: Box<[f64; MAX_BINS + 1]>,
+}
+
+impl Default for ClassRuns {
+    fn default() -> Self {
+        ClassRuns {
+            at: Box::new([0; MAX_BINS + 1]),
+            sides: Box::new([[0.0; 3]; MAX_BINS + 1]),
+            raw: Box::new([0.0; MAX_BINS + 1]),
+        }
     }
 }
 
