@@ -21,7 +21,7 @@
 //! feature (`w[j * K + k]`), intercepts last. The exponential and logarithm
 //! come from `libm`, so the fit is the same on every platform.
 
-use super::lbfgs::{self, Params, Report, row_dots};
+use super::lbfgs::{self, Params, Report, dot, row_dots};
 use ndarray::{Array2, ArrayView2};
 
 /// A fitted model: `K` coefficient vectors (one for two classes).
@@ -315,11 +315,10 @@ fn residuals(z: &mut [f64], y: usize) -> f64 {
 fn finish(loss: f64, w: &[f64], g: &mut [f64], n: usize, d: usize, k: usize, l2: f64) -> f64 {
     let inv_n = 1.0 / n as f64;
     g.iter_mut().for_each(|v| *v *= inv_n);
-    let mut penalty = 0.0;
     for (gj, wj) in g[..d * k].iter_mut().zip(&w[..d * k]) {
         *gj += l2 * wj;
-        penalty += wj * wj;
     }
+    let penalty = dot(&w[..d * k], &w[..d * k]);
     loss * inv_n + 0.5 * l2 * penalty
 }
 
