@@ -664,6 +664,9 @@ fn keep(s: Option<Split>, best: &mut Option<Split>) {
 /// counters costs about what a comparison sort of this many keys does).
 const COUNT_SORT_MIN: usize = 32;
 
+/// Nodes of fewer rows sort by rank (`n²` comparisons without a branch).
+const RANK_SORT_BELOW: usize = 16;
+
 /// Sorts the places of a node's rows by their bins `codes` (in place
 /// order), then by place, and returns the sorted keys: each key holds a
 /// bin 32 bits up ([`key_bin`]) and a place below ([`key_place`]). `keys`
@@ -677,6 +680,19 @@ fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) -> &[u64] {
     keys.clear();
     keys.extend(codes.enumerate().map(|(i, c)| (u64::from(c) << 32) | i as u64));
     let n = keys.len();
+    if n < RANK_SORT_BELOW {
+        // Each key goes to its rank, the number of keys below it (keys are
+        // distinct: their places are), counted without a branch where
+        // insertion sort's every comparison is as good as random to the
+        // processor.
+        keys.resize(2 * n, 0);
+        let (unsorted, sorted) = keys.split_at_mut(n);
+        for &k in unsorted.iter() {
+            let rank: usize = unsorted.iter().map(|&other| usize::from(other < k)).sum();
+            sorted[rank] = k;
+        }
+        return &keys[n..];
+    }
     if n < COUNT_SORT_MIN {
         keys.sort_unstable();
         return keys;
@@ -743,10 +759,11 @@ mod tests {
     /// to all 256: the keys come out in (bin, place) order, each place
     /// once, as a comparison sort puts them.
     #[test]
-    fn counting_sort_by_bin_orders_keys_as_a_comparison_sort() {
+    fn rank_and_counting_sorts_by_bin_order_keys_as_a_comparison_sort() {
         let mut rng = rng_for(7, "sort_by_bin");
         let mut keys = Vec::new();
-        for len in [0, 1, 5, COUNT_SORT_MIN - 1, COUNT_SORT_MIN, COUNT_SORT_MIN + 1, 200, 1000] {
+        let (rank, count) = (RANK_SORT_BELOW, COUNT_SORT_MIN);
+        for len in [0, 1, 2, 5, rank - 1, rank, rank + 1, count - 1, count, count + 1, 200, 1000] {
             for bins in [1u16, 2, 17, 256] {
                 let codes: Vec<u8> = (0..len).map(|_| rng.random_range(0..bins) as u8).collect();
                 let mut expected: Vec<u64> =
