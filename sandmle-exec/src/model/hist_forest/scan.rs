@@ -497,12 +497,15 @@ mod tests {
     fn packed_and_two_bin_cuts_are_the_cuts_of_the_float_histogram() {
         let mut next = numbers(11);
         let mut sums = vec![0.0; 9];
-        for case in 0..2_000 {
+        for case in 0..8_000 {
             let n_bins = [2, 3, 17, 256][case % 4];
             let min_leaf = [1, 3][case % 2];
-            // Per bin: (first class, second class) weights.
+            // Per bin: (first class, second class) weights, small (many
+            // exact ties), as large as a 200,000-row node's, or totals
+            // near 2^26 (where products of three weights are not exact).
+            let scale = [30, 30, 1_000, 80_000][(case / 4) % 4];
             let bins: Vec<(u64, u64)> = (0..n_bins)
-                .map(|_| if next(3) == 0 { (0, 0) } else { (next(4) * next(30), next(4) * next(30)) })
+                .map(|_| if next(3) == 0 { (0, 0) } else { (next(4) * next(scale), next(4) * next(scale)) })
                 .collect();
             let (c0, c1) = bins.iter().fold((0, 0), |(a, b), &(x, y)| (a + x, b + y));
             if c0 + c1 == 0 {
