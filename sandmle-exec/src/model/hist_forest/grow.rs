@@ -23,7 +23,7 @@
 mod count;
 mod records;
 
-use super::scan::{Add, ClassRuns, Cuts, PackedScan, Scan, Split, purity, unpack};
+use super::scan::{Add, Cuts, PackedScan, Scan, ScanRuns, Split, purity, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node};
 #[cfg(test)]
 pub(super) use records::Place;
@@ -79,8 +79,8 @@ pub(super) struct Grower<'a> {
     packed_hist: Box<[u64; MAX_BINS + 1]>,
     /// Scratch: a two-class cut search over packed sums.
     packed_scan: PackedScan,
-    /// Scratch: a class scan's runs and cuts.
-    class_runs: ClassRuns,
+    /// Scratch: a scan's runs and cuts.
+    scan_runs: ScanRuns,
     /// Scratch: per candidate, per bin, the weight then the class weights
     /// (or the weighted sum); all zero between calls.
     hist: Vec<f64>,
@@ -170,7 +170,7 @@ impl<'a> Grower<'a> {
             two_bins: vec![0.0; 2 * stride],
             packed_hist: Box::new([0; MAX_BINS + 1]),
             packed_scan: PackedScan::default(),
-            class_runs: ClassRuns::default(),
+            scan_runs: ScanRuns::default(),
             local_packed,
             hist,
             keys,
@@ -596,8 +596,8 @@ impl<'a> Grower<'a> {
         let local = &self.local;
         let sorted = sorted.iter().map(|&k| (key_bin(k), local[key_place(k)]));
         let best = match self.kind {
-            Kind::Values => scan.values(sorted, &self.sums),
-            Kind::Classes(k) => scan.classes(sorted, k, &mut self.sums, &mut self.class_runs),
+            Kind::Values => scan.values(sorted, &self.sums, &mut self.scan_runs),
+            Kind::Classes(k) => scan.classes(sorted, k, &mut self.sums, &mut self.scan_runs),
         };
         self.keys = keys;
         best
@@ -615,8 +615,8 @@ impl<'a> Grower<'a> {
         let sorted = list.iter().map(|&r| (codes[r as usize], adds[r as usize]));
         let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
         match self.kind {
-            Kind::Values => scan.values(sorted, &self.sums),
-            Kind::Classes(k) => scan.classes(sorted, k, &mut self.sums, &mut self.class_runs),
+            Kind::Values => scan.values(sorted, &self.sums, &mut self.scan_runs),
+            Kind::Classes(k) => scan.classes(sorted, k, &mut self.sums, &mut self.scan_runs),
         }
     }
 }

@@ -34,19 +34,21 @@ pub(super) struct Scan {
 }
 
 impl Scan {
-    /// Offers the cut between the previous run's bin `last` and `next`,
-    /// whose sides weigh `lw` and `rw`: kept if both hold `min_leaf` and
-    /// its gain (`raw()` over the node's total weight) beats `best`'s.
-    fn offer(&self, best: &mut Best, last: u8, next: u8, (lw, rw): (f64, f64), raw: impl Fn() -> f64) {
-        if lw >= self.min_leaf && rw >= self.min_leaf {
-            best.offer(raw(), self.total, (self.feature, last, next));
-        }
-    }
-
     /// The scan for values, its sums held in registers: each run of equal
     /// bins summed in row order, then joining the left side, the same
     /// additions in the same order as [`Cuts`], so the same cut.
-    pub(super) fn values(&self, rows: impl Iterator<Item = (u8, Add)>, sums: &[f64]) -> Option<Split> {
+    ///
+    /// Two passes without a branch on the data, as [`Scan::classes`]: a
+    /// run's sums join the left side where it ends by a choice, not a
+    /// branch (the sums the branch would add), and the cuts' gains are
+    /// found after the rows.
+    pub(super) fn values(
+        &self,
+        rows: impl Iterator<Item = (u8, Add)>,
+        sums: &[f64],
+        runs: &mut ScanRuns,
+    ) -> Option<Split> {
+        use std::hint::select_unpredictable as choose;
         let (tw, ts) = (sums[0], sums[1]);
         let parent = purity(Kind::Values, &[tw, ts]);
         let (mut lw, mut ls) = (0.0, 0.0);
@@ -54,21 +56,29 @@ impl Scan {
         let (first, a) = rows.next()?;
         // The current run's bin and sums (each added from zero).
         let (mut run, mut bw, mut bs) = (first, 0.0 + a.weight, 0.0 + a.amount);
-        let mut best = Best::default();
+        let mut n = 0;
         for (code, a) in rows {
-            if code != run {
-                lw += bw;
-                ls += bs;
-                let (rw, rs) = (tw - lw, ts - ls);
-                // Both sides hold rows, whose weights are at least 1: each
-                // purity is its squared sum over its weight ([`purity`]).
-                self.offer(&mut best, run, code, (lw, rw), || ls * ls / lw + rs * rs / rw - parent);
-                (run, bw, bs) = (code, 0.0, 0.0);
-            }
-            bw += a.weight;
-            bs += a.amount;
+            let ends = code != run;
+            lw = choose(ends, lw + bw, lw);
+            ls = choose(ends, ls + bs, ls);
+            // The left side after run `n` (overwritten until a run ends).
+            runs.at[n] = run;
+            runs.sides[n] = [lw, ls, 0.0];
+            n += usize::from(ends);
+            bw = choose(ends, 0.0, bw) + a.weight;
+            bs = choose(ends, 0.0, bs) + a.amount;
+            run = code;
         }
-        best.split
+        runs.at[n] = run;
+        for (raw, &[lw, ls, _]) in runs.raw[..n].iter_mut().zip(&runs.sides[..n]) {
+            let (rw, rs) = (tw - lw, ts - ls);
+            // Both sides hold rows, whose weights are at least 1: each
+            // purity is its squared sum over its weight ([`purity`]).
+            let gain = ls * ls / lw + rs * rs / rw - parent;
+            *raw = if lw >= self.min_leaf && rw >= self.min_leaf { gain } else { f64::NEG_INFINITY };
+        }
+        let i = first_greatest(&runs.raw[..n], self.total)?;
+        Some((self.feature, runs.at[i], runs.at[i + 1], runs.raw[i] / self.total))
     }
 
     /// The scan for classes. Weights are whole numbers
@@ -89,7 +99,7 @@ impl Scan {
         rows: impl Iterator<Item = (u8, Add)>,
         k: usize,
         sums: &mut [f64],
-        runs: &mut ClassRuns,
+        runs: &mut ScanRuns,
     ) -> Option<Split> {
         let (totals, rest) = sums.split_at_mut(k + 1);
         let left = &mut rest[..k];
@@ -126,21 +136,22 @@ impl Scan {
     }
 }
 
-/// [`Scan::classes`]' lists, reused node after node: a node's rows hold
+/// [`Scan::values`]' and [`Scan::classes`]' lists, reused node after
+/// node: a node's rows hold
 /// at most [`MAX_BINS`] + 1 runs of one bin.
-pub(super) struct ClassRuns {
+pub(super) struct ScanRuns {
     /// Each run's bin.
     at: Box<[u8; MAX_BINS + 1]>,
     /// After each run, the left side's weight and sums of squared class
-    /// weights on the left and on the right.
+    /// weights on the left and on the right (values: its weight and sum).
     sides: Box<[[f64; 3]; MAX_BINS + 1]>,
     /// Per cut, its undivided gain, or -inf when a side is too light.
     raw: Box<[f64; MAX_BINS + 1]>,
 }
 
-impl Default for ClassRuns {
+impl Default for ScanRuns {
     fn default() -> Self {
-        ClassRuns {
+        ScanRuns {
             at: Box::new([0; MAX_BINS + 1]),
             sides: Box::new([[0.0; 3]; MAX_BINS + 1]),
             raw: Box::new([0.0; MAX_BINS + 1]),
