@@ -5,9 +5,9 @@
 //! Bayes, trees of depth 1, 3, 6 and unlimited, kNN with k = 1, 5, 15 and
 //! 31, and histogram forests of 10, 30 and 100 trees (the first 10 and 30
 //! trees of the forest of 100), and of 100 trees depth-limited and with
-//! larger leaves (seeds of their own). For values: the mean and the median, least squares on the 1, 3
-//! and all features, ridge, lasso, elastic net, and the same trees, kNN and
-//! forests. Every spec imputes medians, one-hot encodes categories (20
+//! larger leaves (seeds of their own). For values: the mean and the
+//! median, least squares on the 1, 3 and all features, ridge, lasso,
+//! elastic net, and the same trees, kNN and forests. Every spec imputes medians, one-hot encodes categories (20
 //! levels), hashes text (256 buckets) and standardises; values are clipped
 //! to the training target's range.
 //!
@@ -23,7 +23,7 @@
 //! and trees one binning of the training matrix, and the forests of 10, 30
 //! and 100 trees one forest of 100 (each takes its first trees, which are
 //! exactly the ones it grows alone).
-//! Both are shortcuts only: every member's submission is the one it makes
+//! All are shortcuts only: every member's submission is the one it makes
 //! alone.
 //!
 //! On a large training table every spec is fitted on the same
@@ -68,7 +68,9 @@ use std::time::Instant;
 /// whole numbers).
 /// v8: the forests of 10 and 30 trees take the seed of the forest of 100,
 /// so their trees are its first 10 and 30 (one forest of 100 is grown per
-/// panel run), no longer forests of their own seeds.
+/// panel run), no longer forests of their own seeds; logistic regression's
+/// L-BFGS sums its dot products in four lanes, so its coefficients can
+/// differ in their last bits (no bundled seed's score moved).
 pub const PANEL_VERSION: &str = "panel-v8";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;
@@ -295,9 +297,11 @@ impl Panel {
 /// every spec with the same steps. The steps every spec starts with run
 /// once; each distinct list of steps then runs its own remaining steps on
 /// a copy. The histogram forests and trees of a preparation share its
-/// binned training matrix, and kNN members one neighbour cache, as long
-/// as the longest list they need. A step is a function of the tables and
-/// the target, so each member's matrices are the ones it would make alone.
+/// binned training matrix, kNN members one neighbour cache (as long as
+/// the longest list they need), and histogram forests of one seed and
+/// shape one forest, as large as the largest wants ([`SharedForests`]). A
+/// step is a function of the tables and the target, so each member's
+/// matrices are the ones it would make alone.
 fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Result<Prepared, String>>> {
     let mut groups: Vec<(&[Step], Vec<usize>)> = Vec::new();
     for (i, s) in specs.iter().enumerate() {

@@ -9,12 +9,17 @@
 //! magnitude itself, and [`whole_cell_sums`] adds the same numbers in the
 //! same order as [`split_cell_sums`], the route for any size, a row's
 //! magnitudes computed together before they are added up. With the
-//! orientation's fold chosen without a branch and the intensity histogram
-//! counted in four lanes, a `digits_png` environment's 1,028 grey 32 x 32
-//! images featurize in about half the time (profile samples of ten panel
-//! runs: 800 before, 436 after), the same features bit for bit.
+//! orientation's fold chosen without a branch (and the intensity
+//! histogram, in `features.rs`, counted in four lanes), a `digits_png`
+//! environment's 1,028 grey 32 x 32 images featurize in about half the
+//! time (profile samples of ten panel runs: 800 before, 436 after), the
+//! same features bit for bit.
 
 use super::features::{HOG_BINS, HOG_CELLS, HOG_EPS, overlaps};
+
+// A pixel's `magnitude · G² / G²` is its magnitude exactly only when `G²`
+// is a power of two ([`whole_cell_sums`]).
+const _: () = assert!(HOG_CELLS.is_power_of_two());
 
 /// The gradient-orientation histograms of the planes' grey image.
 pub(super) fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
@@ -89,7 +94,7 @@ fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {
 /// [`split_cell_sums`] when both sides are multiples of [`HOG_CELLS`]:
 /// a pixel's overlap with its one cell is `G x G` (it never straddles two
 /// cells), so it adds `magnitude · G² / G²`, its magnitude exactly (a
-/// product and a quotient by a power of two), to its cell's bin: the same
+/// product and a quotient by `G²`, a power of two), to its cell's bin: the same
 /// numbers, added to each bin in the same row-major order. A row's
 /// magnitudes are found in one pass the compiler vectorizes.
 fn whole_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {

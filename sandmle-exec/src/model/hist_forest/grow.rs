@@ -672,7 +672,9 @@ const RANK_SORT_BELOW: usize = 16;
 /// bin 32 bits up ([`key_bin`]) and a place below ([`key_place`]). `keys`
 /// is scratch.
 ///
-/// A node of [`COUNT_SORT_MIN`] rows or more is sorted by counting: the
+/// A node of fewer than [`RANK_SORT_BELOW`] rows is sorted by rank (each
+/// key placed after the keys below it, counted without a branch), one of
+/// [`COUNT_SORT_MIN`] rows or more by counting: the
 /// keys are made in place order and each is put after every key of a lower
 /// bin and every earlier key of its own, which is the order a comparison
 /// sort of the keys gives, in a pass over the rows and one over the bins.

@@ -34,9 +34,9 @@ pub(super) struct Scan {
 }
 
 impl Scan {
-    /// The scan for values, its sums held in registers: each run of equal
-    /// bins summed in row order, then joining the left side, the same
-    /// additions in the same order as [`Cuts`], so the same cut.
+    /// The scan for values: each run of equal bins summed in row order,
+    /// then joining the left side, the same additions in the same order
+    /// as [`Cuts`], so the same cut.
     ///
     /// Two passes without a branch on the data, as [`Scan::classes`]: a
     /// run's sums join the left side where it ends by a choice, not a
@@ -58,6 +58,7 @@ impl Scan {
         let (mut run, mut bw, mut bs) = (first, 0.0 + a.weight, 0.0 + a.amount);
         let mut n = 0;
         for (code, a) in rows {
+            debug_assert!(code >= run, "rows come in bin order");
             let ends = code != run;
             lw = choose(ends, lw + bw, lw);
             ls = choose(ends, ls + bs, ls);
@@ -112,6 +113,7 @@ impl Scan {
         let mut run = rows.peek()?.0;
         let mut n = 0;
         for (code, a) in rows {
+            debug_assert!(code >= run, "rows come in bin order");
             // The left side after run `n` (this row's run, if it is the
             // same: overwritten until a run ends).
             runs.at[n] = run;
@@ -459,7 +461,9 @@ fn first_greatest(raw: &[f64], total: f64) -> Option<usize> {
         return None;
     }
     let best = most / total;
-    let near = most - (most.abs() * 1e-12 + 1e-300);
+    // An infinite gain (sums past f64's range) is kept as `Best` keeps
+    // it: the first of them.
+    let near = if most.is_finite() { most - (most.abs() * 1e-12 + 1e-300) } else { most };
     raw.iter().position(|&r| r >= near && r / total == best)
 }
 
@@ -552,6 +556,19 @@ mod tests {
     /// same gain, zeros of both signs and cuts too light (-inf), over
     /// weights up to 2^32: the first greatest gain is the cut [`Best`]
     /// keeps offered one by one.
+    #[test]
+    fn an_infinite_gain_is_kept_as_offered_one_by_one() {
+        for raw in
+            [vec![1.0, f64::INFINITY, f64::INFINITY], vec![f64::INFINITY], vec![f64::NEG_INFINITY, f64::INFINITY]]
+        {
+            let mut best = Best::default();
+            for (i, &r) in raw.iter().enumerate().filter(|(_, r)| **r != f64::NEG_INFINITY) {
+                best.offer(r, 7.0, (i, 0, 0));
+            }
+            assert_eq!(first_greatest(&raw, 7.0), best.split.map(|s| s.0), "{raw:?}");
+        }
+    }
+
     #[test]
     fn the_first_greatest_gain_is_the_cut_offered_one_by_one_keeps() {
         let mut next = numbers(41);

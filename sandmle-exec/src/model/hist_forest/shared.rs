@@ -8,15 +8,29 @@
 //! 100, and each one's prediction (its prefix's sums over its own count)
 //! is the one it makes alone, bit for bit. The panel grows such a forest
 //! once: the first member to need it grows as many trees as the most any
-//! of them wants, and the others wait for it and read their prefix.
+//! of them wants, and a member that comes after reads its prefix.
+//!
+//! No member ever waits for another: a member that comes while the
+//! forest is still growing grows its own trees, the same ones. Waiting
+//! inside a rayon worker could deadlock (the growing member's worker,
+//! waiting for its own trees, may run the waiting member's job), and would
+//! park a worker either way. With one thread the members run in turn and
+//! the forest is grown once; with more, at worst twice.
+//!
+//! Only a fit without a deadline shares (the panel's): a member with a
+//! deadline grows its own trees, within its own deadline.
 
 use super::{HistParams, Kind, Tree};
 use crate::spec::{ModelSpec, PipelineSpec};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-/// A forest grown once, or `None` when growing it failed (each member
-/// then grows its own and meets the failure itself).
-type Grown = Arc<OnceLock<Option<Arc<Vec<Tree>>>>>;
+/// A shared forest: being grown by the member that came first, or grown
+/// (`None` when growing it failed: each member then grows its own and
+/// meets the failure itself).
+enum Grown {
+    Growing,
+    Done(Option<Arc<Vec<Tree>>>),
+}
 
 /// Forests shared by the histogram forests of one panel run on the same
 /// matrices and targets.
@@ -25,7 +39,7 @@ pub(crate) struct SharedForests {
     /// Per spec seed and forest shape (its tree count set to 0), the most
     /// trees any member wants.
     most: Vec<(u64, ModelSpec, usize)>,
-    /// The forests grown so far, by what determines their trees.
+    /// The forests grown or growing, by what determines their trees.
     grown: Mutex<Vec<(Key, Grown)>>,
 }
 
@@ -33,19 +47,27 @@ pub(crate) struct SharedForests {
 /// least its own, the most any member of its seed and shape wants.
 #[derive(Clone, Copy)]
 pub(crate) struct ForestShare<'a> {
+    /// The cache.
     pub cache: &'a SharedForests,
+    /// The trees grown into it.
     pub trees: usize,
 }
 
 /// What a shared forest's trees depend on besides the binned matrix (one
 /// per [`SharedForests`]): the seed, the hyper-parameters (its tree count
-/// the number grown), the kind and the target itself (by address: the
-/// run's targets stay in place while it lasts).
+/// the number grown), the kind and the target itself, by address. An
+/// address names one target only while it stays in place: a
+/// [`SharedForests`] lives in one panel run's preparation, beside the
+/// targets it keys on, and must not outlive them.
 #[derive(Clone, Copy, PartialEq)]
 pub(super) struct Key {
+    /// The fit's seed.
     pub seed: u64,
+    /// The hyper-parameters, the tree count the number grown.
     pub params: HistParams,
+    /// Classes or values.
     pub kind: Kind,
+    /// The class and value targets' addresses and lengths.
     pub target: [usize; 4],
 }
 
@@ -87,22 +109,27 @@ impl SharedForests {
         Some(ForestShare { cache: self, trees: *trees })
     }
 
-    /// The forest of `key`, grown by `grow` if no member has grown it.
+    /// The forest of `key`: grown by `grow` when no member has begun it,
+    /// read when one has grown it, and `None` (the caller grows its own)
+    /// while another member grows it or when growing it failed.
     pub(super) fn trees(&self, key: Key, grow: impl FnOnce() -> Option<Vec<Tree>>) -> Option<Arc<Vec<Tree>>> {
-        let cell = {
-            // A member that panicked while holding the lock left the list
-            // whole (it only finds or pushes an entry).
-            let mut grown = self.grown.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A member that panicked while holding the lock left the list
+        // whole (it only finds, pushes or sets an entry).
+        let lock = || self.grown.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        {
+            let mut grown = lock();
             match grown.iter().find(|(k, _)| *k == key) {
-                Some((_, cell)) => Arc::clone(cell),
-                None => {
-                    let cell = Grown::default();
-                    grown.push((key, Arc::clone(&cell)));
-                    cell
-                }
+                Some((_, Grown::Done(trees))) => return trees.clone(),
+                Some((_, Grown::Growing)) => return None,
+                None => grown.push((key, Grown::Growing)),
             }
-        };
-        cell.get_or_init(|| grow().map(Arc::new)).clone()
+        }
+        // Grown without the lock: other forests' members go on meanwhile.
+        let trees = grow().map(Arc::new);
+        if let Some((_, state)) = lock().iter_mut().find(|(k, _)| *k == key) {
+            *state = Grown::Done(trees.clone());
+        }
+        trees
     }
 }
 
@@ -157,6 +184,15 @@ mod tests {
         }
         // One forest of classes and one of values, each grown once.
         assert_eq!(cache.grown.lock().unwrap().len(), 2);
+        // A member that comes while the forest grows is told to grow its
+        // own, not made to wait.
+        let key = Key { seed: 5, params: params(100), kind: Kind::Values, target: [0; 4] };
+        let inner = cache.trees(key, || {
+            assert!(cache.trees(key, || panic!("grown twice at once")).is_none());
+            Some(Vec::new())
+        });
+        assert_eq!(inner.map(|t| t.len()), Some(0));
+        assert_eq!(cache.trees(key, || panic!("grown again")).map(|t| t.len()), Some(0));
         // A forest of another seed is its own, whatever its trees.
         assert_eq!(cache.share(&specs[3]).map(|s| s.trees), Some(30));
         assert!(cache.share(&forest_spec(10, 5)).is_none());
