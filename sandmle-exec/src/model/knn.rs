@@ -20,7 +20,10 @@ use std::time::Instant;
 /// every test row its `k` nearest training rows, nearest first (distance,
 /// then training row). A member with a smaller `k` takes a prefix, which
 /// is exactly the list it would compute itself, since the order is total.
-/// The first member to need the lists computes them; the others wait.
+/// The first member to need the lists computes them, on its own thread
+/// (no rayon jobs inside: a worker that, waiting for its jobs, picked up
+/// another member's job would wait on the lists it is computing, a
+/// deadlock); the others wait.
 pub(crate) struct NeighbourCache {
     k: usize,
     lists: OnceLock<Vec<Vec<(f64, usize)>>>,
@@ -95,39 +98,43 @@ fn row_slice<'a>(row: &'a ArrayView1<'_, f64>, scratch: &'a mut Vec<f64>) -> &'a
 fn neighbours(d: &Data<'_>, k: usize, distance_weighted: bool) -> Result<Vec<Vec<(usize, f64)>>> {
     check(k, d.x.nrows())?;
     let Some(cache) = d.neighbours.filter(|c| c.k >= k && c.k <= d.x.nrows()) else {
-        let near = nearest(d, k);
+        let near = nearest(d, k, true);
         return Ok(near.iter().map(|n| weights(n, distance_weighted)).collect());
     };
     let start = Instant::now();
-    let lists = cache.lists.get_or_init(|| nearest(d, cache.k));
+    let lists = cache.lists.get_or_init(|| nearest(d, cache.k, false));
     let out = lists.iter().map(|n| weights(&n[..k], distance_weighted)).collect();
     d.clock.add_predict(start.elapsed());
     Ok(out)
 }
 
 /// For each test row: its `k` nearest training rows and their squared
-/// distances, nearest first (`k` at most the training rows).
-fn nearest(d: &Data<'_>, k: usize) -> Vec<Vec<(f64, usize)>> {
+/// distances, nearest first (`k` at most the training rows); the test rows
+/// in parallel (rayon) when `parallel`, else on the calling thread alone.
+fn nearest(d: &Data<'_>, k: usize, parallel: bool) -> Vec<Vec<(f64, usize)>> {
     let (x, x_test) = (d.x, d.x_test);
     let start = Instant::now();
     let train: Vec<Vec<f64>> = x.rows().into_iter().map(|r| r.to_vec()).collect();
     d.clock.add_fit(start.elapsed());
     let start = Instant::now();
-    let out = (0..x_test.nrows())
-        .into_par_iter()
-        .map_init(Vec::new, |scratch, i| {
-            let row = x_test.row(i);
-            let q = row_slice(&row, scratch);
-            let mut all = distances(q, &train);
-            let by = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-            if k < all.len() {
-                all.select_nth_unstable_by(k - 1, by);
-                all.truncate(k);
-            }
-            all.sort_unstable_by(by);
-            all
-        })
-        .collect();
+    let one = |scratch: &mut Vec<f64>, i: usize| {
+        let row = x_test.row(i);
+        let q = row_slice(&row, scratch);
+        let mut all = distances(q, &train);
+        let by = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if k < all.len() {
+            all.select_nth_unstable_by(k - 1, by);
+            all.truncate(k);
+        }
+        all.sort_unstable_by(by);
+        all
+    };
+    let out = if parallel {
+        (0..x_test.nrows()).into_par_iter().map_init(Vec::new, one).collect()
+    } else {
+        let mut scratch = Vec::new();
+        (0..x_test.nrows()).map(|i| one(&mut scratch, i)).collect()
+    };
     d.clock.add_predict(start.elapsed());
     out
 }
