@@ -76,8 +76,8 @@ fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {
             let bin = orientation_bin(dx, dy).unwrap_or_else(|| float_orientation_bin(gx, gy));
             let (ys, xs) = (&oy[sy[y]..sy[y + 1]], &ox[sx[x]..sx[x + 1]]);
             if let ([(_, cy, wy)], [(_, cx, wx)]) = (ys, xs) {
-                // One cell (every pixel, when the sides are multiples of
-                // the grid): the same addition, without the loops.
+                // One cell (most pixels): the same addition, without the
+                // loops.
                 cells[(cy * HOG_CELLS + cx) * HOG_BINS + bin] += mag * (wy * wx) as f64 / cell_area;
                 continue;
             }

@@ -527,16 +527,10 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     let training = Training { bins, n: x.nrows(), y_class, y_value, kind };
     let grow = |p: HistParams| grow_trees(&training, p, d.seed, d.clock.deadline, Search::FASTEST);
     // A forest whose trees are a prefix of a shared one's reads them
-    // (see [`SharedForests`]); any other grows its own, as does a fit
-    // with a deadline (a shared forest would be grown within the first
-    // member's).
-    let shareable = |s: &ForestShare<'_>| p.bootstrap && s.trees >= p.n_trees && d.clock.deadline.is_none();
-    let shared = d.forests.filter(shareable).and_then(|s| {
-        let params = HistParams { n_trees: s.trees, ..p };
-        let target = [y_class.as_ptr() as usize, y_class.len(), y_value.as_ptr() as usize, y_value.len()];
-        let key = shared::Key { seed: d.seed, params, kind, target };
-        s.cache.trees(key, || grow(params).ok())
-    });
+    // (see [`SharedForests`]); any other grows its own.
+    let deadline = d.clock.deadline.is_some();
+    let shared =
+        d.forests.and_then(|s| s.forest((d.seed, p, kind), (y_class, y_value), deadline, |params| grow(params).ok()));
     let own;
     let trees: &[Tree] = match &shared {
         Some(all) => &all[..p.n_trees],

@@ -78,8 +78,7 @@ impl Scan {
             let gain = ls * ls / lw + rs * rs / rw - parent;
             *raw = if lw >= self.min_leaf && rw >= self.min_leaf { gain } else { f64::NEG_INFINITY };
         }
-        let i = first_greatest(&runs.raw[..n], self.total)?;
-        Some((self.feature, runs.at[i], runs.at[i + 1], runs.raw[i] / self.total))
+        cut_of_greatest(self.feature, &runs.at[..=n], &runs.raw[..n], self.total)
     }
 
     /// The scan for classes. Weights are whole numbers
@@ -133,14 +132,12 @@ impl Scan {
             let gain = lsq / lw + rsq / rw - parent;
             *raw = if lw >= self.min_leaf && rw >= self.min_leaf { gain } else { f64::NEG_INFINITY };
         }
-        let i = first_greatest(&runs.raw[..n], self.total)?;
-        Some((self.feature, runs.at[i], runs.at[i + 1], runs.raw[i] / self.total))
+        cut_of_greatest(self.feature, &runs.at[..=n], &runs.raw[..n], self.total)
     }
 }
 
 /// [`Scan::values`]' and [`Scan::classes`]' lists, reused node after
-/// node: a node's rows hold
-/// at most [`MAX_BINS`] + 1 runs of one bin.
+/// node: a node's rows hold at most [`MAX_BINS`] + 1 runs of one bin.
 pub(super) struct ScanRuns {
     /// Each run's bin.
     at: Box<[u8; MAX_BINS + 1]>,
@@ -371,8 +368,8 @@ pub(super) fn unpack(sum: u64) -> [f64; 3] {
 /// weight), between consecutive occupied bins, as [`Cuts`] finds it: the
 /// integer sums are its whole-number sums, so each cut's sums of squares
 /// are the ones [`Cuts`] keeps bin by bin, exactly, and its gain the same
-/// expression of the same numbers. It runs in straight passes: the occupied bins and
-/// the left side's packed sum after each are listed
+/// expression of the same numbers. It runs in straight passes: the
+/// occupied bins and the left side's packed sum after each are listed
 /// ([`PackedScan::list_histogram`], [`PackedScan::list_runs`]), every
 /// cut's gain before the division by the node's weight is found in one
 /// loop without a branch (two divisions a cut, two cuts to an instruction
@@ -443,10 +440,15 @@ impl PackedScan {
             let gain = (l0 * l0 + l1 * l1) / lw + (r0 * r0 + r1 * r1) / rw - parent;
             *r = if lw >= min_leaf && rw >= min_leaf { gain } else { f64::NEG_INFINITY };
         }
-        let raw = &self.raw[..cuts];
-        let i = first_greatest(raw, total)?;
-        Some((feature, self.at[i], self.at[i + 1], raw[i] / total))
+        cut_of_greatest(feature, &self.at[..=cuts], &self.raw[..cuts], total)
     }
+}
+
+/// The split of feature `feature` between listed bins `at[i]` and
+/// `at[i + 1]` whose undivided gain `raw[i]` is [`first_greatest`].
+fn cut_of_greatest(feature: usize, at: &[u8], raw: &[f64], total: f64) -> Option<Split> {
+    let i = first_greatest(raw, total)?;
+    Some((feature, at[i], at[i + 1], raw[i] / total))
 }
 
 /// The first of the undivided gains `raw` (-inf: no cut) whose gain

@@ -60,28 +60,49 @@ pub(crate) struct ForestShare<'a> {
 /// [`SharedForests`] lives in one panel run's preparation, beside the
 /// targets it keys on, and must not outlive them.
 #[derive(Clone, Copy, PartialEq)]
-pub(super) struct Key {
+struct Key {
     /// The fit's seed.
-    pub seed: u64,
+    seed: u64,
     /// The hyper-parameters, the tree count the number grown.
-    pub params: HistParams,
+    params: HistParams,
     /// Classes or values.
-    pub kind: Kind,
+    kind: Kind,
     /// The class and value targets' addresses and lengths.
-    pub target: [usize; 4],
+    target: [usize; 4],
 }
 
-/// `spec`'s model with its tree count set to 0, when it is a histogram
-/// forest.
-fn shape(model: &ModelSpec) -> Option<ModelSpec> {
-    match model {
-        ModelSpec::HistForest { max_depth, min_samples_leaf, max_features, .. } => Some(ModelSpec::HistForest {
-            n_trees: 0,
-            max_depth: *max_depth,
-            min_samples_leaf: *min_samples_leaf,
-            max_features: *max_features,
-        }),
+/// `model`'s shape (its tree count set to 0) and its tree count, when it
+/// is a histogram forest.
+fn shape(model: &ModelSpec) -> Option<(ModelSpec, usize)> {
+    match *model {
+        ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
+            Some((ModelSpec::HistForest { n_trees: 0, max_depth, min_samples_leaf, max_features }, n_trees))
+        }
         _ => None,
+    }
+}
+
+impl ForestShare<'_> {
+    /// The shared forest a fit of seed `seed`, hyper-parameters `p`, kind
+    /// `kind` and targets `(y_class, y_value)` reads its first `p.n_trees`
+    /// trees from, `grow` growing it (with the shared tree count) when no
+    /// member has begun it; `None` when the fit grows its own: not a
+    /// forest of bootstrap samples, more trees than the share holds, a
+    /// deadline (a shared forest would be grown within the first member's),
+    /// another member growing it, or a failure growing it.
+    pub(super) fn forest(
+        &self,
+        (seed, p, kind): (u64, HistParams, Kind),
+        (y_class, y_value): (&[usize], &[f64]),
+        deadline: bool,
+        grow: impl FnOnce(HistParams) -> Option<Vec<Tree>>,
+    ) -> Option<Arc<Vec<Tree>>> {
+        if !p.bootstrap || self.trees < p.n_trees || deadline {
+            return None;
+        }
+        let params = HistParams { n_trees: self.trees, ..p };
+        let target = [y_class.as_ptr() as usize, y_class.len(), y_value.as_ptr() as usize, y_value.len()];
+        self.cache.trees(Key { seed, params, kind, target }, || grow(params))
     }
 }
 
@@ -91,12 +112,10 @@ impl SharedForests {
     pub(crate) fn for_specs<'s>(specs: impl IntoIterator<Item = &'s PipelineSpec>) -> SharedForests {
         let mut most: Vec<(u64, ModelSpec, usize)> = Vec::new();
         for spec in specs {
-            let (Some(shape), ModelSpec::HistForest { n_trees, .. }) = (shape(&spec.model), &spec.model) else {
-                continue;
-            };
+            let Some((shape, n_trees)) = shape(&spec.model) else { continue };
             match most.iter_mut().find(|(seed, s, _)| *seed == spec.seed && *s == shape) {
-                Some((_, _, n)) => *n = (*n).max(*n_trees),
-                None => most.push((spec.seed, shape, *n_trees)),
+                Some((_, _, n)) => *n = (*n).max(n_trees),
+                None => most.push((spec.seed, shape, n_trees)),
             }
         }
         SharedForests { most, grown: Mutex::new(Vec::new()) }
@@ -104,7 +123,7 @@ impl SharedForests {
 
     /// How `spec`'s forest shares this cache, if it is one of its forests.
     pub(crate) fn share(&self, spec: &PipelineSpec) -> Option<ForestShare<'_>> {
-        let shape = shape(&spec.model)?;
+        let (shape, _) = shape(&spec.model)?;
         let (_, _, trees) = self.most.iter().find(|(seed, s, _)| *seed == spec.seed && *s == shape)?;
         Some(ForestShare { cache: self, trees: *trees })
     }
@@ -112,7 +131,7 @@ impl SharedForests {
     /// The forest of `key`: grown by `grow` when no member has begun it,
     /// read when one has grown it, and `None` (the caller grows its own)
     /// while another member grows it or when growing it failed.
-    pub(super) fn trees(&self, key: Key, grow: impl FnOnce() -> Option<Vec<Tree>>) -> Option<Arc<Vec<Tree>>> {
+    fn trees(&self, key: Key, grow: impl FnOnce() -> Option<Vec<Tree>>) -> Option<Arc<Vec<Tree>>> {
         // A member that panicked while holding the lock left the list
         // whole (it only finds, pushes or sets an entry).
         let lock = || self.grown.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
