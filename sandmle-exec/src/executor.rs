@@ -75,6 +75,10 @@ impl PipelineExecutor {
 pub(crate) struct Prepared {
     x: Array2<f64>,
     x_test: Array2<f64>,
+    /// The training features column by column, `x`'s columns in order (the
+    /// table `x` was built from): histogram models bin these rather than
+    /// gather each column back out of the row-major `x`.
+    train: Table,
     ids: Column,
     targets: Vec<Target>,
     /// `image_features`, `load` and `preprocess`.
@@ -131,7 +135,8 @@ impl Partial {
         let start = Instant::now();
         let (x, x_test) = frames.matrices()?;
         timings.push("preprocess", preprocess + start.elapsed());
-        Ok(Prepared { x, x_test, ids, targets, timings, neighbours: None, bins: None, forests: None })
+        let train = frames.train;
+        Ok(Prepared { x, x_test, train, ids, targets, timings, neighbours: None, bins: None, forests: None })
     }
 
     /// The view's feature tables, test ids and targets, before any step.
@@ -189,7 +194,9 @@ pub(crate) fn fit_and_assemble(
     prepared: &Prepared,
     clock: &Clock,
 ) -> Result<PipelineRun> {
-    let Prepared { x, x_test, ids, targets, timings, neighbours, bins, forests } = prepared;
+    let Prepared { x, x_test, train, ids, targets, timings, neighbours, bins, forests } = prepared;
+    // `matrices` checked that every training column is numeric.
+    let columns: Vec<&[f64]> = train.iter().filter_map(|(_, c)| c.as_numeric()).collect();
     let mut timings = timings.clone();
     let mut outputs = Vec::with_capacity(targets.len());
     for (i, t) in targets.iter().enumerate() {
@@ -197,6 +204,7 @@ pub(crate) fn fit_and_assemble(
             clock,
             x,
             x_test,
+            columns: Some(&columns).filter(|c| c.len() == x.ncols()).map(Vec::as_slice),
             seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
             neighbours: neighbours.as_ref(),
             bins: bins.as_ref(),

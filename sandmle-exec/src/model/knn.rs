@@ -191,7 +191,7 @@ mod tests {
     use ndarray::array;
 
     fn data<'a>(clock: &'a Clock, x: &'a Array2<f64>, t: &'a Array2<f64>) -> Data<'a> {
-        Data { clock, x, x_test: t, seed: 0, neighbours: None, bins: None, forests: None }
+        Data { clock, x, x_test: t, columns: None, seed: 0, neighbours: None, bins: None, forests: None }
     }
 
     /// The squared distance summed in four lanes, one row at a time.

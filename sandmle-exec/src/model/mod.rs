@@ -32,6 +32,9 @@ pub(crate) struct Data<'a> {
     pub clock: &'a Clock,
     pub x: &'a Array2<f64>,
     pub x_test: &'a Array2<f64>,
+    /// `x`'s columns, each a slice, when the caller holds them so: read
+    /// by models that work column by column instead of gathering them.
+    pub columns: Option<&'a [&'a [f64]]>,
     pub seed: u64,
     /// Neighbour lists shared with other kNN models on the same matrices.
     pub neighbours: Option<&'a NeighbourCache>,

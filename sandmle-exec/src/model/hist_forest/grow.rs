@@ -551,7 +551,8 @@ impl<'a> Grower<'a> {
         let stride = self.stride();
         let per = (MAX_BINS + 1) * stride;
         let width = self.bins.codes.len();
-        let codes = &self.bins.row_codes;
+        let bins = self.bins;
+        let codes = bins.row_codes();
         for &r in rows {
             let a = self.adds[r as usize];
             let row = &codes[r as usize * width..(r as usize + 1) * width];

@@ -34,6 +34,7 @@ use rand::Rng;
 use rand::RngExt;
 use rayon::prelude::*;
 use sandmle_core::{SeedRng, rng_for};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 pub(crate) use shared::{ForestShare, SharedForests};
@@ -49,8 +50,10 @@ pub(crate) struct SharedBins(std::sync::OnceLock<Bins>);
 struct Bins {
     /// `codes[f][row]`.
     codes: Vec<Vec<u8>>,
-    /// The same codes row by row: `row_codes[row * features + f]`.
-    row_codes: Vec<u8>,
+    /// The same codes row by row, `row_codes[row * features + f]`, made
+    /// by the first search that reads codes row by row ([`Bins::row_codes`]):
+    /// trees grown over [`grow::Records`] never do.
+    row_codes: OnceLock<Vec<u8>>,
     /// `edges[f][b]`: values `<= edges[f][b]` fall in bins `0..=b`.
     edges: Vec<Vec<f64>>,
     /// `lo[f][b]`, `hi[f][b]`: the smallest and largest training value in
@@ -62,11 +65,19 @@ struct Bins {
 }
 
 impl Bins {
-    fn fit(x: &Array2<f64>) -> Bins {
+    /// Bins `x`, whose columns are `columns` when the caller holds them
+    /// (the same values, read without gathering them out of `x`).
+    fn fit(x: &Array2<f64>, columns: Option<&[&[f64]]>) -> Bins {
         let m = x.ncols();
         let (mut edges, mut codes) = (Vec::with_capacity(m), Vec::with_capacity(m));
         let (mut lo, mut hi) = (Vec::with_capacity(m), Vec::with_capacity(m));
-        for_each_column(x, |col| {
+        let each_column = |f: &mut dyn FnMut(&[f64])| match columns {
+            Some(cols) if cols.len() == m && cols.iter().all(|c| c.len() == x.nrows()) => {
+                cols.iter().for_each(|c| f(c))
+            }
+            _ => for_each_column(x, f),
+        };
+        each_column(&mut |col| {
             let (e, few) = match distinct_values(col) {
                 Distinct::Few(values, single) => (midpoints(&values), Some((values, single))),
                 Distinct::Many => (quantile_cuts(col), None),
@@ -97,8 +108,12 @@ impl Bins {
         });
         let n_bins: Vec<usize> = edges.iter().map(|e| e.len() + 1).collect();
         let records = grow::Records::new(&codes, &n_bins, x.nrows());
-        let row_codes = Self::row_major(&codes, x.nrows());
-        Bins { codes, row_codes, edges, lo, hi, records }
+        Bins { codes, row_codes: OnceLock::new(), edges, lo, hi, records }
+    }
+
+    /// The codes row by row (see `row_codes`), laid out on first use.
+    fn row_codes(&self) -> &[u8] {
+        self.row_codes.get_or_init(|| Self::row_major(&self.codes))
     }
 
     /// The value threshold of a cut of feature `f` between the node's
@@ -115,7 +130,8 @@ impl Bins {
     }
 
     /// Column-major codes laid out row by row.
-    fn row_major(codes: &[Vec<u8>], rows: usize) -> Vec<u8> {
+    fn row_major(codes: &[Vec<u8>]) -> Vec<u8> {
+        let rows = codes.first().map_or(0, Vec::len);
         let mut out = vec![0u8; rows * codes.len()];
         for (f, col) in codes.iter().enumerate() {
             for (r, &b) in col.iter().enumerate() {
@@ -518,9 +534,9 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     }
     let fitted;
     let bins = match d.bins {
-        Some(shared) => shared.0.get_or_init(|| Bins::fit(x)),
+        Some(shared) => shared.0.get_or_init(|| Bins::fit(x, d.columns)),
         None => {
-            fitted = Bins::fit(x);
+            fitted = Bins::fit(x, d.columns);
             &fitted
         }
     };
@@ -596,7 +612,7 @@ mod tests {
     #[test]
     fn a_split_lies_midway_between_the_nodes_own_values() {
         let x = Array2::from_shape_vec((4, 1), vec![0.0, 4.0, 6.0, 10.0]).unwrap();
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         let y = [0, 0, 1, 1];
         let rng = rng_for(0, "tree");
         let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng, grow::Scratch::default());
@@ -713,7 +729,7 @@ mod tests {
             2 => [a, b, 5.0][i % 3],
             _ => rng.random_range(-1.0..1.0),
         });
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         for (f, col) in x.columns().into_iter().enumerate() {
             let n = bins.edges[f].len() + 1;
             let (mut lo, mut hi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
@@ -728,12 +744,50 @@ mod tests {
         assert_eq!(bins.codes[2][..3], [0, 0, 2], "the two neighbours share a bin, the next is empty");
     }
 
+    /// Binning the caller's columns gives what binning the matrix gives,
+    /// and columns that are not the matrix's shape are not read; the
+    /// codes laid out row by row on first use are the row-major ones.
+    #[test]
+    fn bins_of_the_callers_columns_are_the_matrixs_bins() {
+        let mut rng = rng_for(5, "caller_columns");
+        let x = Array2::from_shape_fn((700, 12), |(i, j)| match j % 4 {
+            0 => f64::from(rng.random_range(0..2u8)),
+            1 => (i % 7) as f64,
+            2 => rng.random_range(-1.0..1.0),
+            _ => f64::from(i == 3 * j),
+        });
+        let owned: Vec<Vec<f64>> = x.columns().into_iter().map(|c| c.to_vec()).collect();
+        let columns: Vec<&[f64]> = owned.iter().map(Vec::as_slice).collect();
+        let key = |b: &Bins| {
+            let bits = |v: &[Vec<f64>]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+            (
+                b.codes.clone(),
+                bits(&b.edges),
+                bits(&b.lo),
+                bits(&b.hi),
+                b.records.as_ref().map(|r| (r.places.clone(), r.rows.clone())),
+            )
+        };
+        let from_matrix = Bins::fit(&x, None);
+        assert!(from_matrix.records.is_some(), "the twelve features fit in a record");
+        assert_eq!(key(&Bins::fit(&x, Some(&columns))), key(&from_matrix));
+        // A column short, or one too few: the matrix is binned instead.
+        let short: Vec<&[f64]> = columns.iter().map(|c| &c[1..]).collect();
+        assert_eq!(key(&Bins::fit(&x, Some(&short))), key(&from_matrix));
+        assert_eq!(key(&Bins::fit(&x, Some(&columns[1..]))), key(&from_matrix));
+        let row_major: Vec<u8> = (0..x.nrows())
+            .flat_map(|r| (0..x.ncols()).map(move |f| (r, f)))
+            .map(|(r, f)| from_matrix.codes[f][r])
+            .collect();
+        assert_eq!(from_matrix.row_codes(), row_major.as_slice());
+    }
+
     /// Quantile bins (more distinct values than bins) cut between the
     /// largest value of the left bin and the smallest of the right one.
     #[test]
     fn quantile_bins_cut_between_the_values_they_hold() {
         let x = Array2::from_shape_fn((1000, 1), |(i, _)| i as f64);
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         assert!(bins.edges[0].len() < 999, "quantile bins");
         let (l, r) = (bins.codes[0][100], bins.codes[0][900]);
         let t = bins.threshold(0, l, r);
@@ -750,7 +804,7 @@ mod tests {
         let inf = f64::INFINITY;
         let bins = Bins {
             codes: vec![vec![0, 1]],
-            row_codes: vec![0, 1],
+            row_codes: OnceLock::new(),
             edges: vec![vec![0.0]],
             lo: vec![vec![-inf, inf]],
             hi: vec![vec![-inf, inf]],
@@ -773,7 +827,7 @@ mod tests {
     #[test]
     fn walking_rows_in_lockstep_finds_each_rows_own_leaf() {
         let (x, classes, values) = fixture();
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         for kind in [Kind::Classes(3), Kind::Values] {
             let training = Training { bins: &bins, n: 400, y_class: &classes, y_value: &values, kind };
             let trees = grow_trees(&training, params(2), 11, None, Search::FASTEST).unwrap();
@@ -811,7 +865,7 @@ mod tests {
     #[test]
     fn blocks_of_rows_and_tree_by_tree_give_the_same_sums() {
         let (x, classes, values) = fixture();
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         let mut rng = rng_for(9, "test rows");
         let test: Vec<f64> = (0..101 * 5).map(|_| rng.random_range(-4.0..4.0)).collect();
         for kind in [Kind::Classes(3), Kind::Values] {
@@ -837,7 +891,7 @@ mod tests {
     #[test]
     fn batched_histograms_and_presorted_rows_grow_the_trees_the_per_feature_scan_grows() {
         let (x, classes, values) = fixture();
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         // Two classes take the packed integer counts.
         let two: Vec<usize> = classes.iter().map(|&c| usize::from(c > 0)).collect();
         let cases = [
@@ -910,7 +964,7 @@ mod tests {
             .into_iter()
             .map(|r| usize::from(r[0] + r[3] + r[5] - r[9] + r[10] / 20.0 + rng.random_range(-1.0..1.0) > 1.0))
             .collect();
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         let records = bins.records.as_ref().expect("four bytes");
         assert_eq!(records.places[1..=8].iter().filter(|p| matches!(p, grow::Place::Member(1, _))).count(), 8);
         let training = Training { bins: &bins, n: 600, y_class: &y, y_value: &[], kind: Kind::Classes(2) };
@@ -925,7 +979,7 @@ mod tests {
         let (x, classes, _) = fixture();
         let x = x.select(ndarray::Axis(1), &[0, 1, 2, 4]);
         let two: Vec<usize> = classes.iter().map(|&c| usize::from(c > 0)).collect();
-        let bins = Bins::fit(&x);
+        let bins = Bins::fit(&x, None);
         assert!(bins.records.as_ref().is_some_and(|r| r.places.iter().all(|p| matches!(p, grow::Place::Bin(_)))));
         let training = Training { bins: &bins, n: 400, y_class: &two, y_value: &[], kind: Kind::Classes(2) };
         let grow = |records| grow_trees(&training, params(2), 4, None, Search { records, ..Search::FASTEST }).unwrap();

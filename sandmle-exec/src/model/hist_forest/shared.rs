@@ -187,8 +187,16 @@ mod tests {
         let clock = Clock::default();
         let specs = [forest_spec(10, 3), forest_spec(100, 3), forest_spec(30, 3), forest_spec(30, 4)];
         let cache = SharedForests::for_specs(&specs);
-        let data =
-            |forests| Data { clock: &clock, x: &x, x_test: &test, seed: 11, neighbours: None, bins: None, forests };
+        let data = |forests| Data {
+            clock: &clock,
+            x: &x,
+            x_test: &test,
+            columns: None,
+            seed: 11,
+            neighbours: None,
+            bins: None,
+            forests,
+        };
         // The forest of 10 asks first: it grows the 100 trees the forest
         // of 100 wants, and the others read them.
         for (spec, n) in specs[..3].iter().zip([10, 100, 30]) {
