@@ -190,13 +190,14 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
     /// indexed rows: `order[i]` is the `j` holding row `i`'s id. `None`
     /// unless the ids are exactly the indexed ones, each once (another
     /// count, an id the index lacks, one given twice, or an `id_at` that is
-    /// `None`).
+    /// `None`); `None` too for more than `u32::MAX` ids, which it does not
+    /// place.
     ///
     /// The ids are hashed, sorted and walked beside the index, which pairs
     /// each with an indexed row; every pair is then compared exactly, going
     /// down the column.
     pub fn align<'a>(&self, n: usize, id_at: impl Fn(usize) -> Option<&'a [u8]>) -> Option<Vec<usize>> {
-        if n != self.packed.len() || n != self.keys.len() {
+        if n != self.packed.len() || n != self.keys.len() || u32::try_from(n).is_err() {
             return None;
         }
         let rb = self.row_bits;
@@ -205,8 +206,9 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             theirs.push(pack(hash(id_at(j)?), j, rb));
         }
         theirs.sort_unstable();
-        // `by_theirs[j]`: the indexed row the column's row `j` is paired with.
-        let mut by_theirs = vec![usize::MAX; n];
+        // `by_theirs[j]`: the indexed row the column's row `j` is paired
+        // with (32 bits: half the memory of a random-access list).
+        let mut by_theirs = vec![u32::MAX; n];
         let mut k = 0;
         while k < n {
             let h = self.packed[k] >> rb;
@@ -215,7 +217,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                 return None;
             }
             if end - k == 1 {
-                by_theirs[self.row(theirs[k])] = self.row(self.packed[k]);
+                by_theirs[self.row(theirs[k])] = self.row(self.packed[k]) as u32;
             } else {
                 // Ids whose hashes collide: matched by value.
                 let mut left: Vec<usize> = theirs[k..end].iter().map(|&p| self.row(p)).collect();
@@ -224,7 +226,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                     let at = left
                         .iter()
                         .position(|&j| id_at(j).is_some_and(|id| Some(id) == self.id(row).map(str::as_bytes)))?;
-                    by_theirs[left.swap_remove(at)] = row;
+                    by_theirs[left.swap_remove(at)] = row as u32;
                 }
             }
             k = end;
@@ -241,7 +243,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
         let mut ours: [&[u8]; BLOCK] = [&[]; BLOCK];
         for (b, rows) in by_theirs.chunks(BLOCK).enumerate() {
             for (slot, &row) in ours.iter_mut().zip(rows) {
-                *slot = self.id(row)?.as_bytes();
+                *slot = self.id(row as usize)?.as_bytes();
             }
             let touched = ours[..rows.len()].iter().fold(0u8, |acc, id| acc ^ id.first().copied().unwrap_or(0));
             std::hint::black_box(touched);
@@ -250,7 +252,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                 if !id_at(j).is_some_and(|theirs| same_bytes(theirs, id)) {
                     return None;
                 }
-                order[row] = j;
+                order[row as usize] = j;
             }
         }
         Some(order)

@@ -19,7 +19,9 @@ pub struct KeyedNumbers {
 #[derive(Debug, Clone, Copy)]
 pub struct KeyList<'a> {
     arena: &'a [u8],
-    ends: &'a [usize],
+    /// Where each key ends in `arena` (32 bits: a file of more key bytes
+    /// is left to the full reader).
+    ends: &'a [u32],
 }
 
 impl<'a> KeyList<'a> {
@@ -36,8 +38,8 @@ impl<'a> KeyList<'a> {
     /// The bytes of the key of data row `n` (0-based); `None` past the end.
     #[inline]
     pub fn bytes(&self, n: usize) -> Option<&'a [u8]> {
-        let begin = if n == 0 { 0 } else { *self.ends.get(n - 1)? };
-        self.arena.get(begin..*self.ends.get(n)?)
+        let begin = if n == 0 { 0 } else { *self.ends.get(n - 1)? as usize };
+        self.arena.get(begin..*self.ends.get(n)? as usize)
     }
 
     /// The key of data row `n` as text; `None` past the end, or for a key
@@ -117,7 +119,7 @@ pub fn read_numbers_by_key(
     // Parse first, keys into one arena and values in file order; then the
     // placer places all the keys at once.
     let mut arena: Vec<u8> = Vec::with_capacity(data.len() / 2);
-    let mut ends: Vec<usize> = Vec::with_capacity(rows);
+    let mut ends: Vec<u32> = Vec::with_capacity(rows);
     let mut in_file: Vec<Vec<f64>> = vec![Vec::with_capacity(rows); columns.len()];
     let take = |record: Record<'_>| {
         if record.len() != width || ends.len() == rows || record.bytes.len() > limits.max_field_bytes {
@@ -128,7 +130,7 @@ pub fn read_numbers_by_key(
             return Err(());
         }
         arena.extend_from_slice(id);
-        ends.push(arena.len());
+        ends.push(u32::try_from(arena.len()).map_err(|_| ())?);
         for (col, &j) in in_file.iter_mut().zip(&at) {
             col.push(super::number::parse(record.field(j)).ok_or(())?);
         }
@@ -142,16 +144,20 @@ pub fn read_numbers_by_key(
     }
     let keys = KeyList { arena: &arena, ends: &ends };
     let Some(order) = placer.place(&keys) else { return Ok(None) };
-    // The placer's order must be a permutation of the rows.
-    let mut seen = vec![false; rows];
-    if order.len() != rows {
+    // The placer's order must be a permutation of the rows: each in range
+    // and none twice, seen in a bitset without a branch per row.
+    if order.len() != rows || order.iter().any(|&n| n >= rows) {
         return Ok(None);
     }
+    let mut seen = vec![0u64; rows.div_ceil(64)];
+    let mut twice = 0u64;
     for &n in &order {
-        match seen.get_mut(n) {
-            Some(s) if !*s => *s = true,
-            _ => return Ok(None),
-        }
+        let (word, bit) = (&mut seen[n / 64], 1u64 << (n % 64));
+        twice |= *word & bit;
+        *word |= bit;
+    }
+    if twice != 0 {
+        return Ok(None);
     }
     drop(seen);
     let values = in_file.iter().map(|col| order.iter().map(|&n| col[n]).collect()).collect();
@@ -214,5 +220,36 @@ mod tests {
         ] {
             assert_eq!(read(bad, 3), None, "{bad:?}");
         }
+    }
+
+    /// A placer's answer is used only when it is a permutation of the rows.
+    struct Fixed(Vec<usize>);
+
+    impl KeyPlacer for Fixed {
+        fn place(&mut self, _: &KeyList<'_>) -> Option<Vec<usize>> {
+            Some(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn a_placer_that_repeats_or_drops_a_row_is_not_trusted() {
+        // 70 rows: the bitset of seen rows spans two words.
+        let csv: String = std::iter::once("id,p\n".to_owned()).chain((0..70).map(|i| format!("k{i},{i}\n"))).collect();
+        let read = |order: Vec<usize>| {
+            read_numbers_by_key(csv.as_bytes(), "<t>", &CsvLimits::DEFAULT, "id", &["p".into()], 70, Fixed(order))
+                .unwrap()
+        };
+        let reversed: Vec<usize> = (0..70).rev().collect();
+        let k = read(reversed.clone()).unwrap();
+        assert_eq!(k.columns[0], (0..70).rev().map(f64::from).collect::<Vec<_>>());
+        for (at, to) in [(0, 68), (65, 3), (69, 64)] {
+            let mut repeated = reversed.clone();
+            repeated[at] = to;
+            assert_eq!(read(repeated), None, "row {to} twice");
+        }
+        let mut beyond = reversed.clone();
+        beyond[5] = 70;
+        assert_eq!(read(beyond), None);
+        assert_eq!(read(reversed[1..].to_vec()), None);
     }
 }
