@@ -83,7 +83,7 @@ impl Bins {
                 Distinct::Many => (quantile_cuts(col), None),
                 Distinct::Unsure => (sorted_edges(col), None),
             };
-            let c: Vec<u8> = col.iter().map(|&v| e.partition_point(|&t| t < v) as u8).collect();
+            let c = bin_codes(col, &e);
             let (l, h) = match few {
                 // Each bin holds one value, the same bits in every row:
                 // its smallest and largest.
@@ -165,6 +165,17 @@ fn midpoints(distinct: &[f64]) -> Vec<f64> {
     distinct.windows(2).map(|w| w[0] + (w[1] - w[0]) / 2.0).collect()
 }
 
+/// Each value's bin: the number of edges below it (`partition_point`),
+/// found for a two-bin column (one-hot, two values) by one comparison a
+/// value, which the compiler vectorizes.
+fn bin_codes(col: &[f64], edges: &[f64]) -> Vec<u8> {
+    match edges {
+        [] => vec![0; col.len()],
+        [t] => col.iter().map(|&v| u8::from(*t < v)).collect(),
+        _ => col.iter().map(|&v| edges.partition_point(|&t| t < v) as u8).collect(),
+    }
+}
+
 /// What one pass finds of a column's distinct values ([`distinct_values`]).
 enum Distinct {
     /// Its distinct values in [`sorted_edges`]' order and as its `dedup`
@@ -184,6 +195,49 @@ enum Distinct {
 /// binned in one pass rather than a sort, and a continuous one is known to
 /// need quantiles within its first few hundred rows.
 fn distinct_values(col: &[f64]) -> Distinct {
+    let mut set = match two_patterns(col) {
+        Some(set) => set,
+        None => match distinct_patterns(col) {
+            Ok(set) => set,
+            Err(other) => return other,
+        },
+    };
+    let patterns = set.len();
+    set.dedup();
+    let single = set.len() == patterns;
+    Distinct::Few(set, single)
+}
+
+/// The bit patterns of a column that holds at most two, neither a NaN,
+/// in `total_cmp` order (as [`distinct_patterns`] finds them); `None` for
+/// any other column. Most columns with few values are one-hot, whose rows
+/// alternate unpredictably: this looks at them in passes without a branch
+/// per row, where [`distinct_patterns`] mispredicts at every change.
+fn two_patterns(col: &[f64]) -> Option<Vec<f64>> {
+    let a = col.first()?.to_bits();
+    let b = col.iter().map(|v| v.to_bits()).find(|&x| x != a).unwrap_or(a);
+    // Blocks of rows, so that a column of many values stops early.
+    for block in col.chunks(256) {
+        if !block.iter().fold(true, |ok, v| ok & ((v.to_bits() == a) | (v.to_bits() == b))) {
+            return None;
+        }
+    }
+    let (a, b) = (f64::from_bits(a), f64::from_bits(b));
+    if a.is_nan() || b.is_nan() {
+        return None;
+    }
+    let mut set = vec![a];
+    if b.to_bits() != a.to_bits() {
+        set.push(b);
+    }
+    set.sort_by(f64::total_cmp);
+    Some(set)
+}
+
+/// A column's distinct bit patterns in `total_cmp` order, when there are
+/// at most [`MAX_BINS`] and no NaN; otherwise what [`distinct_values`]
+/// answers.
+fn distinct_patterns(col: &[f64]) -> Result<Vec<f64>, Distinct> {
     let mut set: Vec<f64> = Vec::new();
     let mut last: Option<u64> = None;
     for &v in col {
@@ -191,23 +245,20 @@ fn distinct_values(col: &[f64]) -> Distinct {
             continue;
         }
         if v.is_nan() {
-            return Distinct::Unsure;
+            return Err(Distinct::Unsure);
         }
         if let Err(at) = set.binary_search_by(|s| s.total_cmp(&v)) {
             if set.len() == MAX_BINS {
                 // MAX_BINS + 1 bit patterns, of which `dedup` merges at
                 // most the two zeros.
                 let zeros = set.iter().filter(|&&s| s == 0.0).count() + usize::from(v == 0.0);
-                return if zeros < 2 { Distinct::Many } else { Distinct::Unsure };
+                return Err(if zeros < 2 { Distinct::Many } else { Distinct::Unsure });
             }
             set.insert(at, v);
         }
         last = Some(v.to_bits());
     }
-    let patterns = set.len();
-    set.dedup();
-    let single = set.len() == patterns;
-    Distinct::Few(set, single)
+    Ok(set)
 }
 
 /// The quantile cuts of a column of more than [`MAX_BINS`] distinct
@@ -742,6 +793,42 @@ mod tests {
             assert_eq!(bits(&bins.hi[f]), bits(&hi), "feature {f}");
         }
         assert_eq!(bins.codes[2][..3], [0, 0, 2], "the two neighbours share a bin, the next is empty");
+    }
+
+    /// The branch-free routes give what the general ones give: a column's
+    /// patterns when it has at most two (zeros of both signs, infinities,
+    /// a NaN, long runs, a third value late in the column), and a two-bin
+    /// column's codes (values on the edge, either side, NaN, infinities).
+    #[test]
+    fn two_pattern_columns_and_two_bin_codes_take_the_short_route_to_the_same_answer() {
+        let mut rng = rng_for(6, "two_patterns");
+        let specials = [0.0, -0.0, 1.0, -1.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-300];
+        for case in 0..400 {
+            let n = [1, 2, 255, 256, 257, 600][case % 6];
+            let a = specials[rng.random_range(0..specials.len())];
+            let b = specials[rng.random_range(0..specials.len())];
+            let mut col: Vec<f64> = (0..n).map(|_| if rng.random_range(0..3) == 0 { b } else { a }).collect();
+            if case % 5 == 0 {
+                col[rng.random_range(0..n)] = 7.25;
+            }
+            let short = two_patterns(&col);
+            let general = distinct_patterns(&col);
+            if let Some(set) = &short {
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(set), bits(general.as_ref().ok().unwrap()), "{col:?}");
+            } else {
+                // Left to the loop: a NaN or a third pattern.
+                let mut patterns: Vec<u64> = col.iter().map(|x| x.to_bits()).collect();
+                patterns.sort_unstable();
+                patterns.dedup();
+                assert!(col.iter().any(|x| x.is_nan()) || patterns.len() > 2, "{col:?}");
+            }
+            let edges: Vec<Vec<f64>> = vec![vec![], vec![a], vec![1.0], vec![-0.0], vec![-1.5, 1.0]];
+            for e in edges.iter().filter(|e| e.iter().all(|t| !t.is_nan())) {
+                let want: Vec<u8> = col.iter().map(|&v| e.partition_point(|&t| t < v) as u8).collect();
+                assert_eq!(bin_codes(&col, e), want, "{e:?}");
+            }
+        }
     }
 
     /// Binning the caller's columns gives what binning the matrix gives,
