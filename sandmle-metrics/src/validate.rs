@@ -199,16 +199,19 @@ fn align_by_strings(want: &[Option<Cow<'_, str>>], have: &[Option<Cow<'_, str>>]
 /// submission's own 1-based data rows.
 fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[usize]) -> Result<()> {
     let row_of = |i: usize| order[i] + 1;
-    let mut numeric: Vec<Vec<f64>> = Vec::new();
+    let mut numeric: Vec<Cow<'_, [f64]>> = Vec::new();
     for (name, col) in prediction.iter() {
-        if let Some(i) = (0..col.len()).find(|&i| col.is_missing(i)) {
+        // A numeric column's missing values are its NaNs, which the value
+        // checks below find first, with the same error.
+        let checked_below = input.numeric_prediction() && matches!(col, Column::Numeric(_));
+        if !checked_below && let Some(i) = (0..col.len()).find(|&i| col.is_missing(i)) {
             return Err(Error::MissingValue { column: bounded(name), row: row_of(i) });
         }
         if !input.numeric_prediction() {
             continue;
         }
-        let values = match col {
-            Column::Numeric(v) => Cow::Borrowed(v),
+        let values: Cow<'_, [f64]> = match col {
+            Column::Numeric(v) => Cow::Borrowed(v.as_slice()),
             _ => {
                 let v = col.to_f64_lenient().ok_or_else(|| {
                     let i = (0..col.len())
@@ -231,7 +234,7 @@ fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[u
         {
             return Err(Error::ProbabilityOutOfRange { column: bounded(name), row: row_of(i), value: values[i] });
         }
-        numeric.push(values.into_owned());
+        numeric.push(values);
     }
     if input == Input::ClassProbabilities
         && let Some(tolerance) = spec.submission.probability_sum_tolerance
