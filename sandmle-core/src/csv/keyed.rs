@@ -18,28 +18,34 @@ pub struct KeyedNumbers {
 /// The keys of a file's records, in file order ([`KeyPlacer`]).
 #[derive(Debug, Clone, Copy)]
 pub struct KeyList<'a> {
+    /// The file's text: most keys are spans of it, read where they lie.
+    text: &'a [u8],
+    /// Keys the CSV reader unquoted, one after another.
     arena: &'a [u8],
-    /// Where each key ends in `arena` (32 bits: a file of more key bytes
-    /// is left to the full reader).
-    ends: &'a [u32],
+    /// Each key's span: in `text`, or, from `text.len()` on, in `arena`
+    /// (32 bits: a file of more bytes is left to the full reader).
+    spans: &'a [[u32; 2]],
 }
 
 impl<'a> KeyList<'a> {
     /// The number of keys.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.spans.len()
     }
 
     /// `true` when there are none.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.spans.is_empty()
     }
 
     /// The bytes of the key of data row `n` (0-based); `None` past the end.
     #[inline]
     pub fn bytes(&self, n: usize) -> Option<&'a [u8]> {
-        let begin = if n == 0 { 0 } else { *self.ends.get(n - 1)? as usize };
-        self.arena.get(begin..*self.ends.get(n)? as usize)
+        let [begin, end] = self.spans.get(n)?.map(|x| x as usize);
+        match end.checked_sub(self.text.len()) {
+            Some(past) if past > 0 => self.arena.get(begin.checked_sub(self.text.len())?..past),
+            _ => self.text.get(begin..end),
+        }
     }
 
     /// The key of data row `n` as text; `None` past the end, or for a key
@@ -116,21 +122,30 @@ pub fn read_numbers_by_key(
             _ => return Ok(None),
         }
     }
-    // Parse first, keys into one arena and values in file order; then the
-    // placer places all the keys at once.
-    let mut arena: Vec<u8> = Vec::with_capacity(data.len() / 2);
-    let mut ends: Vec<u32> = Vec::with_capacity(rows);
+    // Parse first, keys as spans (of the text, or of an arena for keys the
+    // CSV reader unquoted) and values in file order; then the placer places
+    // all the keys at once.
+    let mut arena: Vec<u8> = Vec::new();
+    let mut spans: Vec<[u32; 2]> = Vec::with_capacity(rows);
     let mut in_file: Vec<Vec<f64>> = vec![Vec::with_capacity(rows); columns.len()];
+    let text_len = data.len();
     let take = |record: Record<'_>| {
-        if record.len() != width || ends.len() == rows || record.bytes.len() > limits.max_field_bytes {
+        if record.len() != width || spans.len() == rows || record.bytes.len() > limits.max_field_bytes {
             return Err(());
         }
         let id = record.field(key_at);
         if id.is_empty() {
             return Err(());
         }
-        arena.extend_from_slice(id);
-        ends.push(u32::try_from(arena.len()).map_err(|_| ())?);
+        let (begin, end) = match (record.offset, record.bounds.get(key_at)) {
+            (Some(start), Some(b)) => (start + b.start, start + b.end),
+            _ => {
+                let begin = text_len + arena.len();
+                arena.extend_from_slice(id);
+                (begin, begin + id.len())
+            }
+        };
+        spans.push([u32::try_from(begin).map_err(|_| ())?, u32::try_from(end).map_err(|_| ())?]);
         for (col, &j) in in_file.iter_mut().zip(&at) {
             col.push(super::number::parse(record.field(j)).ok_or(())?);
         }
@@ -139,10 +154,10 @@ pub fn read_numbers_by_key(
     if each_record(&data, |_| (), take).is_err() {
         return Ok(None);
     }
-    if ends.len() != rows {
+    if spans.len() != rows {
         return Ok(None);
     }
-    let keys = KeyList { arena: &arena, ends: &ends };
+    let keys = KeyList { text: &data, arena: &arena, spans: &spans };
     let Some(order) = placer.place(&keys) else { return Ok(None) };
     // The placer's order must be a permutation of the rows: each in range
     // and none twice, seen in a bitset without a branch per row.

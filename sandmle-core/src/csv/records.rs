@@ -22,6 +22,10 @@ pub(super) struct Record<'r> {
     pub bytes: &'r [u8],
     /// Each field's span in `bytes`.
     pub bounds: &'r [Range<usize>],
+    /// Where `bytes` starts in the text, when they are the text's own (the
+    /// direct path); `None` for the CSV reader's records, which it unquotes
+    /// into a buffer of its own.
+    pub offset: Option<usize>,
 }
 
 impl<'r> Record<'r> {
@@ -108,7 +112,7 @@ fn each_simple<E>(data: &[u8], mut f: impl FnMut(Record<'_>) -> Result<(), E>) -
             if header {
                 header = false;
             } else {
-                f(Record { line, bytes: &data[start..end], bounds: &bounds })?;
+                f(Record { line, bytes: &data[start..end], bounds: &bounds, offset: Some(start) })?;
             }
         }
         bounds.clear();
@@ -144,7 +148,7 @@ fn each_quoted<E>(
                     line += memchr::memchr_iter(b'\n', &data[counted..start]).count() as u64;
                     counted = start;
                 }
-                f(Record { line, bytes: record.as_slice(), bounds: &bounds })?;
+                f(Record { line, bytes: record.as_slice(), bounds: &bounds, offset: None })?;
             }
             Err(e) => return Err(reader_error(&e)),
         }
