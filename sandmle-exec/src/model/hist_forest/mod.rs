@@ -236,8 +236,31 @@ fn two_patterns(col: &[f64]) -> Option<Vec<f64>> {
 
 /// A column's distinct bit patterns in `total_cmp` order, when there are
 /// at most [`MAX_BINS`] and no NaN; otherwise what [`distinct_values`]
-/// answers.
+/// answers. A column of at most [`MAX_BINS`] rows (every micro
+/// environment's) is sorted whole, which costs less than placing each
+/// value in order; a longer one is read value by value, which stops at
+/// the first value past [`MAX_BINS`] patterns.
 fn distinct_patterns(col: &[f64]) -> Result<Vec<f64>, Distinct> {
+    if col.len() <= MAX_BINS {
+        return sorted_patterns(col);
+    }
+    inserted_patterns(col)
+}
+
+/// [`distinct_patterns`] of a short column, by sorting a copy of it.
+fn sorted_patterns(col: &[f64]) -> Result<Vec<f64>, Distinct> {
+    if col.iter().any(|v| v.is_nan()) {
+        return Err(Distinct::Unsure);
+    }
+    let mut set = col.to_vec();
+    // Values equal in `total_cmp` are one bit pattern.
+    set.sort_unstable_by(f64::total_cmp);
+    set.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    Ok(set)
+}
+
+/// [`distinct_patterns`], placing each new value in a sorted list.
+fn inserted_patterns(col: &[f64]) -> Result<Vec<f64>, Distinct> {
     let mut set: Vec<f64> = Vec::new();
     let mut last: Option<u64> = None;
     for &v in col {
@@ -795,12 +818,13 @@ mod tests {
         assert_eq!(bins.codes[2][..3], [0, 0, 2], "the two neighbours share a bin, the next is empty");
     }
 
-    /// The branch-free routes give what the general ones give: a column's
+    /// The short routes give what the general ones give: a column's
     /// patterns when it has at most two (zeros of both signs, infinities,
-    /// a NaN, long runs, a third value late in the column), and a two-bin
-    /// column's codes (values on the edge, either side, NaN, infinities).
+    /// a NaN, long runs, a third value late in the column) or at most
+    /// [`MAX_BINS`] rows (sorted whole), and a two-bin column's codes
+    /// (values on the edge, either side, NaN, infinities).
     #[test]
-    fn two_pattern_columns_and_two_bin_codes_take_the_short_route_to_the_same_answer() {
+    fn short_routes_to_a_columns_patterns_and_codes_give_the_general_answers() {
         let mut rng = rng_for(6, "two_patterns");
         let specials = [0.0, -0.0, 1.0, -1.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-300];
         for case in 0..400 {
@@ -811,10 +835,23 @@ mod tests {
             if case % 5 == 0 {
                 col[rng.random_range(0..n)] = 7.25;
             }
+            if case % 7 == 0 {
+                for v in col.iter_mut().step_by(3) {
+                    *v = specials[rng.random_range(0..specials.len())] + f64::from(rng.random_range(0..40u8));
+                }
+            }
             let short = two_patterns(&col);
-            let general = distinct_patterns(&col);
+            let general = inserted_patterns(&col);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            if n <= MAX_BINS {
+                // Short columns are sorted whole: the same patterns.
+                match (sorted_patterns(&col), &general) {
+                    (Ok(a), Ok(b)) => assert_eq!(bits(&a), bits(b), "{col:?}"),
+                    (Err(Distinct::Unsure), Err(Distinct::Unsure)) => {}
+                    _ => panic!("sorted and inserted patterns disagree on {col:?}"),
+                }
+            }
             if let Some(set) = &short {
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(set), bits(general.as_ref().ok().unwrap()), "{col:?}");
             } else {
                 // Left to the loop: a NaN or a third pattern.
