@@ -8,7 +8,8 @@ use sandmle_core::{
     Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, ImageDna, ImageSpec, Signal, Solution,
     TargetDna, TaskDna, decode_png, rng_for,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// Correlations between numeric features above this (in absolute value)
 /// are kept in the DNA.
@@ -69,8 +70,22 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
             Column::Text(v) => {
                 let docs: Vec<&str> = v.iter().flatten().map(|d| d.as_str()).collect();
                 let counts: Vec<f64> = docs.iter().map(|d| d.split_whitespace().count() as f64).collect();
-                let vocab: BTreeSet<String> =
-                    docs.iter().flat_map(|d| d.split_whitespace()).map(str::to_lowercase).collect();
+                // Distinct lowercase tokens, counted by sorting: a token of
+                // ASCII with no capital is its own lowercase and is not
+                // copied.
+                let mut vocab: Vec<Cow<'_, str>> = docs
+                    .iter()
+                    .flat_map(|d| d.split_whitespace())
+                    .map(|t| {
+                        if t.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+                            Cow::Owned(t.to_lowercase())
+                        } else {
+                            Cow::Borrowed(t)
+                        }
+                    })
+                    .collect();
+                vocab.sort_unstable();
+                vocab.dedup();
                 FeatureDna::Text {
                     missing_rate,
                     mean_tokens: mean(&counts),
@@ -278,5 +293,28 @@ mod tests {
         });
         // red 3 of 4 present rows, blue 1.
         assert_eq!(colour, Some((2, vec![0.75, 0.25])));
+    }
+
+    /// A text's vocabulary is its distinct tokens once lowercased, capitals
+    /// and letters beyond ASCII included (a titlecase letter is no capital
+    /// but lowercases all the same).
+    #[test]
+    fn a_texts_vocabulary_counts_lowercased_tokens() {
+        let mut env = sandmle_core::testing::tiny_environment();
+        let n = env.train.n_rows();
+        let docs = ["Hello hello HELLO", "Émile émile x", "\u{1c5}a \u{1c6}a", "x  y\tz"];
+        let text = Column::Text((0..n).map(|i| Some(docs[i % docs.len()].into())).collect());
+        let mut columns: Vec<(String, Column)> =
+            env.train.names().iter().map(|n| (n.clone(), env.train.column(n).unwrap().clone())).collect();
+        columns.iter_mut().find(|(n, _)| n == "colour").unwrap().1 = text;
+        env.train = sandmle_core::Table::from_columns(columns).unwrap();
+        let dna = extract_dna(&env).unwrap();
+        let vocab = dna.features.iter().find_map(|f| match f {
+            FeatureDna::Text { vocab_size, .. } => Some(*vocab_size),
+            _ => None,
+        });
+        assert!(n >= docs.len(), "every text is in the table");
+        // hello, émile, x, ǆa, y, z.
+        assert_eq!(vocab, Some(6));
     }
 }
