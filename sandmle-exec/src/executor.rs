@@ -195,7 +195,8 @@ pub(crate) fn fit_and_assemble(
     clock: &Clock,
 ) -> Result<PipelineRun> {
     let Prepared { x, x_test, train, ids, targets, timings, neighbours, bins, forests } = prepared;
-    // `matrices` checked that every training column is numeric.
+    // `matrices` checked that every training column is numeric; a model
+    // reading the columns checks their shape against `x`.
     let columns: Vec<&[f64]> = train.iter().filter_map(|(_, c)| c.as_numeric()).collect();
     let mut timings = timings.clone();
     let mut outputs = Vec::with_capacity(targets.len());
@@ -204,7 +205,7 @@ pub(crate) fn fit_and_assemble(
             clock,
             x,
             x_test,
-            columns: Some(&columns).filter(|c| c.len() == x.ncols()).map(Vec::as_slice),
+            columns: Some(&columns),
             seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
             neighbours: neighbours.as_ref(),
             bins: bins.as_ref(),

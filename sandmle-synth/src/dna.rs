@@ -282,10 +282,7 @@ mod tests {
         let levels = vec!["red".to_string(), "blue".to_string(), "red".to_string(), String::new()];
         let codes = vec![Some(0), Some(1), Some(2), Some(3), None, Some(2)];
         let colour = Column::Categorical(Categorical::from_parts(levels, codes).unwrap());
-        let mut columns: Vec<(String, Column)> =
-            env.train.names().iter().map(|n| (n.clone(), env.train.column(n).unwrap().clone())).collect();
-        columns.iter_mut().find(|(n, _)| n == "colour").unwrap().1 = colour;
-        env.train = sandmle_core::Table::from_columns(columns).unwrap();
+        env.train.set_column("colour", colour).unwrap();
         let dna = extract_dna(&env).unwrap();
         let colour = dna.features.iter().find_map(|f| match f {
             FeatureDna::Categorical { cardinality, shares, .. } => Some((*cardinality, shares.clone())),
@@ -304,10 +301,7 @@ mod tests {
         let n = env.train.n_rows();
         let docs = ["Hello hello HELLO", "Émile émile x", "\u{1c5}a \u{1c6}a", "x  y\tz"];
         let text = Column::Text((0..n).map(|i| Some(docs[i % docs.len()].into())).collect());
-        let mut columns: Vec<(String, Column)> =
-            env.train.names().iter().map(|n| (n.clone(), env.train.column(n).unwrap().clone())).collect();
-        columns.iter_mut().find(|(n, _)| n == "colour").unwrap().1 = text;
-        env.train = sandmle_core::Table::from_columns(columns).unwrap();
+        env.train.set_column("colour", text).unwrap();
         let dna = extract_dna(&env).unwrap();
         let vocab = dna.features.iter().find_map(|f| match f {
             FeatureDna::Text { vocab_size, .. } => Some(*vocab_size),
