@@ -147,30 +147,45 @@ pub fn binary_labels(noisy: &[f64], share: f64) -> (Vec<usize>, f64) {
 
 /// Multi-class labels: the argmax of per-class noisy scores plus offsets
 /// fitted so that the class shares match `shares`.
+///
+/// The offsets are refitted 200 times, each time from the labels of every
+/// row, so the rows' scores are laid out row by row once (a row's `k`
+/// scores side by side, where `scores[c][r]` reads one line per class) and
+/// each pass only counts the labels. A row's label is the first class of
+/// the greatest `score + offset`, compared in class order as before.
 pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Vec<f64>) {
     let k = scores.len();
-    let n = scores.first().map_or(0, Vec::len);
-    let mut offsets = vec![0.0; k];
-    let assign = |offsets: &[f64]| -> Vec<usize> {
-        (0..n)
-            .map(|r| {
-                (0..k).fold(
-                    0,
-                    |best, c| if scores[c][r] + offsets[c] > scores[best][r] + offsets[best] { c } else { best },
-                )
-            })
-            .collect()
+    let n = scores.iter().map(Vec::len).min().unwrap_or(0);
+    let mut by_row = vec![0.0; n * k];
+    for (c, column) in scores.iter().enumerate() {
+        for (r, &v) in column[..n].iter().enumerate() {
+            by_row[r * k + c] = v;
+        }
+    }
+    let label = |row: &[f64], offsets: &[f64]| {
+        let mut best = (0, row[0] + offsets[0]);
+        for (c, (&v, &o)) in row.iter().zip(offsets).enumerate().skip(1) {
+            let s = v + o;
+            if s > best.1 {
+                best = (c, s);
+            }
+        }
+        best.0
     };
+    let mut offsets = vec![0.0; k];
+    if k == 0 {
+        return (vec![0; n], offsets);
+    }
+    let mut counts = vec![0.0; k];
     for _ in 0..200 {
-        let labels = assign(&offsets);
-        let mut counts = vec![0.0; k];
-        for &l in &labels {
-            counts[l] += 1.0;
+        counts.fill(0.0);
+        for row in by_row.chunks_exact(k) {
+            counts[label(row, &offsets)] += 1.0;
         }
         for c in 0..k {
             let have = (counts[c] + 0.5) / (n as f64 + 0.5 * k as f64);
             offsets[c] += 0.5 * libm::log(shares[c].max(1e-3) / have);
         }
     }
-    (assign(&offsets), offsets)
+    (by_row.chunks_exact(k).map(|row| label(row, &offsets)).collect(), offsets)
 }

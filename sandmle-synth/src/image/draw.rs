@@ -233,22 +233,32 @@ fn samples(pixmap: &Pixmap, channels: u8) -> Vec<u8> {
 
 /// A separable box blur of `radius` pixels, edges clamped, integer
 /// rounding: a running sum along each line, so the cost does not grow
-/// with the radius.
+/// with the radius. Each line is copied once into a buffer padded with
+/// its end samples, `radius` on each side, so the sum slides over it
+/// without a clamp per sample.
 fn box_blur(data: &mut [u8], canvas: &Canvas, radius: usize) {
     if radius == 0 {
         return;
     }
     let (w, h, c) = (canvas.width as usize, canvas.height as usize, usize::from(canvas.channels));
     let taps = (2 * radius + 1) as u32;
+    let mut padded = vec![0u32; w.max(h) + 2 * radius];
     // One line of `len` samples, `stride` apart, from `start`.
-    let line = |src: &[u8], dst: &mut [u8], start: usize, stride: usize, len: usize| {
-        let at = |i: isize| u32::from(src[start + (i.clamp(0, len as isize - 1) as usize) * stride]);
-        let r = radius as isize;
-        let mut sum: u32 = (-r..=r).map(at).sum();
+    let mut line = |src: &[u8], dst: &mut [u8], start: usize, stride: usize, len: usize| {
+        let pad = &mut padded[..len + 2 * radius];
+        let first = u32::from(src[start]);
+        let last = u32::from(src[start + (len - 1) * stride]);
+        pad[..radius].fill(first);
+        for (i, p) in pad[radius..radius + len].iter_mut().enumerate() {
+            *p = u32::from(src[start + i * stride]);
+        }
+        pad[radius + len..].fill(last);
+        let mut sum: u32 = pad[..2 * radius + 1].iter().sum();
         for i in 0..len {
             dst[start + i * stride] = ((sum + taps / 2) / taps) as u8;
-            let i = i as isize;
-            sum = sum + at(i + r + 1) - at(i - r);
+            if i + 1 < len {
+                sum = sum + pad[i + 2 * radius + 1] - pad[i];
+            }
         }
     };
     let mut src = data.to_vec();
@@ -299,5 +309,49 @@ mod tests {
         let mut data = vec![0, 0, 0, 0, 90, 0, 0, 0, 0];
         box_blur(&mut data, &canvas, 1);
         assert_eq!(data, vec![10, 10, 10, 10, 10, 10, 10, 10, 10]);
+    }
+
+    /// The padded running sums give each pass's clamped window average,
+    /// computed here sample by sample, on every size and radius drawn
+    /// (radii wider than the image included).
+    #[test]
+    fn box_blur_is_the_clamped_window_average_of_each_pass() {
+        let pass = |src: &[u8], w: usize, h: usize, c: usize, r: isize, across: bool| -> Vec<u8> {
+            let mut out = src.to_vec();
+            for y in 0..h {
+                for x in 0..w {
+                    for ch in 0..c {
+                        let at = |d: isize| {
+                            let (xx, yy) = if across {
+                                ((x as isize + d).clamp(0, w as isize - 1) as usize, y)
+                            } else {
+                                (x, (y as isize + d).clamp(0, h as isize - 1) as usize)
+                            };
+                            u32::from(src[(yy * w + xx) * c + ch])
+                        };
+                        let sum: u32 = (-r..=r).map(at).sum();
+                        let taps = (2 * r + 1) as u32;
+                        out[(y * w + x) * c + ch] = ((sum + taps / 2) / taps) as u8;
+                    }
+                }
+            }
+            out
+        };
+        let mut state = 0x0B1A_u64;
+        for (w, h, c) in [(1, 1, 1), (5, 3, 1), (32, 32, 1), (7, 11, 3), (2, 9, 3)] {
+            for radius in [1usize, 2, 3, 9] {
+                let data: Vec<u8> = (0..w * h * c)
+                    .map(|_| {
+                        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                        (state >> 56) as u8
+                    })
+                    .collect();
+                let canvas = Canvas { width: w as u32, height: h as u32, channels: c as u8 };
+                let mut blurred = data.clone();
+                box_blur(&mut blurred, &canvas, radius);
+                let across = pass(&data, w, h, c, radius as isize, true);
+                assert_eq!(blurred, pass(&across, w, h, c, radius as isize, false), "{w}x{h}x{c} radius {radius}");
+            }
+        }
     }
 }

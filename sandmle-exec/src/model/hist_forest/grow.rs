@@ -120,10 +120,31 @@ pub(super) struct Scratch {
     right: Vec<u32>,
     lists: Vec<u32>,
     node_records: records::NodeRecords,
+    /// Scan lists and histograms of fixed size, each overwritten where it
+    /// is read: boxed once per thread instead of once per tree.
+    fixed: Fixed,
     /// A tree's row weights, kept by [`Grower::finish`].
     pub w: Vec<u32>,
     /// A tree's rows, kept by [`Grower::finish`].
     pub rows: Vec<u32>,
+}
+
+/// The grower's fixed-size scratch: each buffer is written before it is
+/// read, so a finished tree's hands over to the next as they are.
+pub(super) struct Fixed {
+    packed_hist: Box<[u64; MAX_BINS + 1]>,
+    packed_scan: PackedScan,
+    scan_runs: ScanRuns,
+}
+
+impl Default for Fixed {
+    fn default() -> Self {
+        Fixed {
+            packed_hist: Box::new([0; MAX_BINS + 1]),
+            packed_scan: PackedScan::default(),
+            scan_runs: ScanRuns::default(),
+        }
+    }
 }
 
 /// Every feature's rows in (bin, row) order, `m` rows a feature: a node at
@@ -147,7 +168,9 @@ impl<'a> Grower<'a> {
     ) -> Self {
         let stride = kind.width() + 1;
         let wanted = p.max_features.clamp(1, bins.codes.len().max(1));
-        let Scratch { mut hist, adds, packed, local_packed, keys, local, right, lists, node_records, .. } = scratch;
+        let Scratch { mut hist, adds, packed, local_packed, keys, local, right, lists, node_records, fixed, .. } =
+            scratch;
+        let Fixed { packed_hist, packed_scan, scan_runs } = fixed;
         // `hist` is all zeros (a fresh vector, or a finished grower's).
         hist.resize(wanted * (MAX_BINS + 1) * stride, 0.0);
         Grower {
@@ -168,9 +191,9 @@ impl<'a> Grower<'a> {
             adds,
             packed,
             two_bins: vec![0.0; 2 * stride],
-            packed_hist: Box::new([0; MAX_BINS + 1]),
-            packed_scan: PackedScan::default(),
-            scan_runs: ScanRuns::default(),
+            packed_hist,
+            packed_scan,
+            scan_runs,
             local_packed,
             hist,
             keys,
@@ -190,8 +213,9 @@ impl<'a> Grower<'a> {
     pub fn finish(self, into: &mut Scratch) -> (Vec<Node>, Vec<f64>) {
         let lists = self.presorted.map_or(self.lists, |p| p.lists);
         let Grower { hist, adds, packed, local_packed, keys, local, right, node_records, .. } = self;
+        let fixed = Fixed { packed_hist: self.packed_hist, packed_scan: self.packed_scan, scan_runs: self.scan_runs };
         let (w, rows) = (std::mem::take(&mut into.w), std::mem::take(&mut into.rows));
-        *into = Scratch { hist, adds, packed, local_packed, keys, local, right, lists, node_records, w, rows };
+        *into = Scratch { hist, adds, packed, local_packed, keys, local, right, lists, node_records, fixed, w, rows };
         let (mut nodes, mut leaves) = (self.nodes, self.leaves);
         nodes.shrink_to_fit();
         leaves.shrink_to_fit();
