@@ -105,6 +105,7 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
                 min_samples_leaf: *min_samples_leaf,
                 max_features: x.ncols().max(1),
                 bootstrap: false,
+                keep_inner: None,
             };
             match target {
                 C(c) => Probs(hist_forest::classifier(d, &c.y, c.k(), params)?),
@@ -133,6 +134,7 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
                 min_samples_leaf: *min_samples_leaf,
                 max_features,
                 bootstrap: true,
+                keep_inner: None,
             };
             match target {
                 C(c) => {

@@ -24,11 +24,23 @@ mod count;
 mod records;
 
 use super::scan::{Add, Cuts, PackedScan, Scan, ScanRuns, Split, purity, unpack};
-use super::{Bins, HistParams, Kind, MAX_BINS, Node};
+use super::{Bins, HistParams, Kind, MAX_BINS, Node, Tree};
 #[cfg(test)]
 pub(super) use records::Place;
 pub(super) use records::Records;
-use sandmle_core::SeedRng;
+use sandmle_core::{SeedRng, rng_for};
+
+/// The stream of node draws at `depth` of the tree of seed `seed`.
+///
+/// Each depth draws from its own stream, nodes left to right, so the
+/// draws of the nodes above a depth do not depend on anything below it:
+/// a tree grown to depth `d` is the unlimited tree of its seed cut at
+/// depth `d`, node for node ([`Tree::cut`]).
+fn node_stream(seed: u64, depth: usize) -> SeedRng {
+    let mut rng = rng_for(seed, "tree-depth");
+    rng.set_stream(rng.get_stream().wrapping_add(depth as u64));
+    rng
+}
 
 /// Nodes with at least this many rows build their candidates' histograms
 /// in one row-major pass.
@@ -38,9 +50,20 @@ pub(super) struct Grower<'a> {
     pub bins: &'a Bins,
     pub kind: Kind,
     pub p: HistParams,
-    pub rng: SeedRng,
+    /// The tree's seed: the nodes at each depth draw their candidates
+    /// from their own stream of it ([`node_stream`]).
+    pub seed: u64,
+    /// The streams of the depths reached so far, by depth.
+    rngs: Vec<SeedRng>,
+    /// The depth of the node whose split is searched.
+    depth: u16,
     pub nodes: Vec<Node>,
     pub leaves: Vec<f64>,
+    /// The nodes that split at depths up to `p.keep_inner`, in node order,
+    /// and their payloads (`width` numbers each, as a leaf's), in `inner`:
+    /// what a cut of the tree at such a depth reads ([`super::Tree::cut`]).
+    pub inner_nodes: Vec<u32>,
+    pub inner: Vec<f64>,
     /// Nodes with at least this many rows take the batched path.
     pub batch_min_rows: usize,
     /// When every node tries every feature, scan presorted rows instead
@@ -123,6 +146,8 @@ pub(super) struct Scratch {
     /// Scan lists and histograms of fixed size, each overwritten where it
     /// is read: boxed once per thread instead of once per tree.
     fixed: Fixed,
+    /// The per-depth streams' list (emptied for each tree).
+    rngs: Vec<SeedRng>,
     /// A tree's row weights, kept by [`Grower::finish`].
     pub w: Vec<u32>,
     /// A tree's rows, kept by [`Grower::finish`].
@@ -163,13 +188,26 @@ impl<'a> Grower<'a> {
         y_value: &'a [f64],
         kind: Kind,
         p: HistParams,
-        rng: SeedRng,
+        seed: u64,
         scratch: Scratch,
     ) -> Self {
         let stride = kind.width() + 1;
         let wanted = p.max_features.clamp(1, bins.codes.len().max(1));
-        let Scratch { mut hist, adds, packed, local_packed, keys, local, right, lists, node_records, fixed, .. } =
-            scratch;
+        let Scratch {
+            mut hist,
+            adds,
+            packed,
+            local_packed,
+            keys,
+            local,
+            right,
+            lists,
+            node_records,
+            fixed,
+            mut rngs,
+            ..
+        } = scratch;
+        rngs.clear();
         let Fixed { packed_hist, packed_scan, scan_runs } = fixed;
         // `hist` is all zeros (a fresh vector, or a finished grower's).
         hist.resize(wanted * (MAX_BINS + 1) * stride, 0.0);
@@ -177,9 +215,13 @@ impl<'a> Grower<'a> {
             bins,
             kind,
             p,
-            rng,
+            seed,
+            rngs,
+            depth: 0,
             nodes: Vec::new(),
             leaves: Vec::new(),
+            inner_nodes: Vec::new(),
+            inner: Vec::new(),
             batch_min_rows: BATCH_MIN_ROWS,
             presort: true,
             sort_wide: true,
@@ -208,18 +250,40 @@ impl<'a> Grower<'a> {
         }
     }
 
-    /// The tree's nodes and leaf payloads, and the buffers for the next
-    /// tree (the histograms all zeros).
-    pub fn finish(self, into: &mut Scratch) -> (Vec<Node>, Vec<f64>) {
+    /// The tree grown, and the buffers for the next tree (the histograms
+    /// all zeros).
+    pub fn finish(self, into: &mut Scratch) -> Tree {
         let lists = self.presorted.map_or(self.lists, |p| p.lists);
-        let Grower { hist, adds, packed, local_packed, keys, local, right, node_records, .. } = self;
+        let Grower { hist, adds, packed, local_packed, keys, local, right, node_records, rngs, .. } = self;
         let fixed = Fixed { packed_hist: self.packed_hist, packed_scan: self.packed_scan, scan_runs: self.scan_runs };
         let (w, rows) = (std::mem::take(&mut into.w), std::mem::take(&mut into.rows));
-        *into = Scratch { hist, adds, packed, local_packed, keys, local, right, lists, node_records, fixed, w, rows };
+        *into =
+            Scratch { hist, adds, packed, local_packed, keys, local, right, lists, node_records, fixed, rngs, w, rows };
         let (mut nodes, mut leaves) = (self.nodes, self.leaves);
         nodes.shrink_to_fit();
         leaves.shrink_to_fit();
-        (nodes, leaves)
+        Tree { nodes, leaves, width: self.kind.width(), inner_nodes: self.inner_nodes, inner: self.inner }
+    }
+
+    /// The stream the node being searched draws from: its depth's (made
+    /// when the tree first reaches the depth).
+    fn node_rng(&mut self) -> &mut SeedRng {
+        let depth = usize::from(self.depth);
+        if self.rngs.len() <= depth {
+            let (seed, made) = (self.seed, self.rngs.len());
+            self.rngs.extend((made..=depth).map(|d| node_stream(seed, d)));
+        }
+        &mut self.rngs[depth]
+    }
+
+    /// Keeps node `id`'s payload (its totals in `sums`, of weight
+    /// `total`) when it splits at a depth a cut may end on.
+    fn keep_inner(&mut self, id: usize, total: f64) {
+        if self.p.keep_inner.is_some_and(|d| self.depth <= d) {
+            let width = self.kind.width();
+            self.inner_nodes.push(id as u32);
+            self.inner.extend(self.sums[1..=width].iter().map(|s| s / total));
+        }
     }
 
     fn stride(&self) -> usize {
@@ -280,6 +344,7 @@ impl<'a> Grower<'a> {
         let id = self.nodes.len();
         self.nodes.push(Node::leaf(id, 0));
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
+        self.depth = depth;
         let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows, total) {
             self.best_split(rows, at, total)
         } else {
@@ -287,6 +352,7 @@ impl<'a> Grower<'a> {
         };
         match split {
             Some((feature, bin, next, _)) => {
+                self.keep_inner(id, total);
                 let threshold = self.bins.threshold(feature, bin, next);
                 let codes = &self.bins.codes[feature];
                 let goes_left = |r: u32| codes[r as usize] <= bin;
@@ -372,17 +438,20 @@ impl<'a> Grower<'a> {
         self.order.clear();
         self.order.extend(0..n_features);
         let wanted = self.p.max_features.min(n_features);
+        let mut order = std::mem::take(&mut self.order);
+        let rng = self.node_rng();
         for i in 0..wanted {
-            let j = super::draw(&mut self.rng, i, n_features);
-            self.order.swap(i, j);
+            order.swap(i, super::draw(rng, i, n_features));
         }
+        self.order = order;
         wanted
     }
 
     /// The `i`-th candidate, `i` past the first ones: drawn from the
     /// features not tried yet, when none of the earlier could be cut.
     fn draw_further(&mut self, i: usize) -> usize {
-        let j = super::draw(&mut self.rng, i, self.bins.codes.len());
+        let n_features = self.bins.codes.len();
+        let j = super::draw(self.node_rng(), i, n_features);
         self.order.swap(i, j);
         self.order[i]
     }

@@ -447,9 +447,52 @@ struct Tree {
     nodes: Vec<Node>,
     leaves: Vec<f64>,
     width: usize,
+    /// The nodes that split at the depths [`HistParams::keep_inner`]
+    /// asked for, in node order, and their payloads (`width` numbers each,
+    /// what each would hold as a leaf): where [`Tree::cut`] may end.
+    inner_nodes: Vec<u32>,
+    inner: Vec<f64>,
 }
 
 impl Tree {
+    /// The tree cut at depth `depth`: each node there that splits made a
+    /// leaf of the payload it keeps, the nodes and leaves renumbered as a
+    /// tree grown to that depth numbers them. With per-depth streams
+    /// ([`grow`]'s `node_stream`) that is the tree of the same seed grown
+    /// with `max_depth` `depth`, node for node. `None` when a node to be
+    /// cut kept no payload (the tree was grown without asking for it).
+    fn cut(&self, depth: u16) -> Option<Tree> {
+        let mut out =
+            Tree { nodes: Vec::new(), leaves: Vec::new(), width: self.width, inner_nodes: vec![], inner: vec![] };
+        self.copy_cut(0, 0, depth, &mut out)?;
+        Some(out)
+    }
+
+    /// Copies node `at` (at depth `depth`) and what lies below it, down
+    /// to depth `cut`, into `out`; returns its index there.
+    fn copy_cut(&self, at: usize, depth: u16, cut: u16, out: &mut Tree) -> Option<usize> {
+        let node = *self.nodes.get(at)?;
+        let id = out.nodes.len();
+        let payload = if node.is_leaf() {
+            Some(&self.leaves[node.payload()..][..self.width])
+        } else if depth >= cut {
+            let k = self.inner_nodes.binary_search(&index(at)).ok()?;
+            Some(&self.inner[k * self.width..][..self.width])
+        } else {
+            None
+        };
+        if let Some(payload) = payload {
+            out.nodes.push(Node::leaf(id, out.leaves.len()));
+            out.leaves.extend_from_slice(payload);
+            return Some(id);
+        }
+        out.nodes.push(node);
+        let left = self.copy_cut(at + 1, depth + 1, cut, out)?;
+        let right = self.copy_cut(node.right as usize, depth + 1, cut, out)?;
+        out.nodes[id] = Node::split(id, node.feature as usize, node.threshold, left, right);
+        Some(id)
+    }
+
     /// The leaf payload of a row given its values (`row[f]` for feature `f`).
     fn leaf_of(&self, row: &[f64]) -> &[f64] {
         let (mut at, mut node) = (0, self.nodes[0]);
@@ -471,6 +514,9 @@ pub(super) struct HistParams {
     /// Each tree on a bootstrap sample (a forest) or on every row once (a
     /// decision tree).
     pub bootstrap: bool,
+    /// Keep the payloads of the nodes that split at depths up to this
+    /// one, so that the trees can be cut there ([`Tree::cut`]).
+    pub keep_inner: Option<u16>,
 }
 
 /// What the trees are grown on: the binned training rows and their target.
@@ -580,7 +626,7 @@ fn grow_trees(
                 k += usize::from(weight > 0);
             }
             rows.truncate(k);
-            let mut g = Grower::new(bins, y_class, y_value, kind, p, rng, std::mem::take(scratch));
+            let mut g = Grower::new(bins, y_class, y_value, kind, p, s, std::mem::take(scratch));
             g.batch_min_rows = search.batch_min_rows;
             g.presort = search.presort;
             g.sort_wide = search.sort_wide;
@@ -588,9 +634,9 @@ fn grow_trees(
             g.records = search.records;
             g.two_rows = search.two_rows;
             g.grow_tree(&mut rows, &w);
-            let (nodes, leaves) = g.finish(scratch);
+            let tree = g.finish(scratch);
             (scratch.w, scratch.rows) = (w, rows);
-            Ok(Tree { nodes, leaves, width: kind.width() })
+            Ok(tree)
         })
         .collect()
 }
@@ -621,10 +667,16 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     let deadline = d.clock.deadline.is_some();
     let shared =
         d.forests.and_then(|s| s.forest((d.seed, p, kind), (y_class, y_value), deadline, |params| grow(params).ok()));
+    // A shallower member's trees are the shared ones cut at its depth.
+    let cut: Option<Vec<Tree>> = match &shared {
+        Some((all, Some(depth))) => all[..p.n_trees].iter().map(|t| t.cut(*depth)).collect(),
+        _ => None,
+    };
     let own;
-    let trees: &[Tree] = match &shared {
-        Some(all) => &all[..p.n_trees],
-        None => {
+    let trees: &[Tree] = match (&shared, &cut) {
+        (Some((all, None)), _) => &all[..p.n_trees],
+        (Some(_), Some(cut)) => cut,
+        _ => {
             own = grow(p)?;
             &own
         }
@@ -675,7 +727,7 @@ mod tests {
     }
 
     fn params(max_features: usize) -> HistParams {
-        HistParams { n_trees: 8, max_depth: None, min_samples_leaf: 1, max_features, bootstrap: true }
+        HistParams { n_trees: 8, max_depth: None, min_samples_leaf: 1, max_features, bootstrap: true, keep_inner: None }
     }
 
     /// A node that holds only the values 0 and 10 of a feature whose
@@ -688,12 +740,11 @@ mod tests {
         let x = Array2::from_shape_vec((4, 1), vec![0.0, 4.0, 6.0, 10.0]).unwrap();
         let bins = Bins::fit(&x, None);
         let y = [0, 0, 1, 1];
-        let rng = rng_for(0, "tree");
-        let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), rng, grow::Scratch::default());
+        let mut g = Grower::new(&bins, &y, &[], Kind::Classes(2), params(1), 0, grow::Scratch::default());
         g.grow_tree(&mut [0, 3], &[1, 0, 0, 1]);
-        let root = g.nodes[0];
-        assert!(!root.is_leaf() && root.feature == 0 && root.threshold == 5.0, "{:?}", g.nodes);
-        let tree = Tree { nodes: g.nodes, leaves: g.leaves, width: 2 };
+        let tree = g.finish(&mut grow::Scratch::default());
+        let root = tree.nodes[0];
+        assert!(!root.is_leaf() && root.feature == 0 && root.threshold == 5.0, "{:?}", tree.nodes);
         assert_eq!(tree.leaf_of(&[4.9]), &[1.0, 0.0]);
         assert_eq!(tree.leaf_of(&[5.1]), &[0.0, 1.0]);
     }
@@ -1108,5 +1159,60 @@ mod tests {
         let training = Training { bins: &bins, n: 400, y_class: &two, y_value: &[], kind: Kind::Classes(2) };
         let grow = |records| grow_trees(&training, params(2), 4, None, Search { records, ..Search::FASTEST }).unwrap();
         assert_eq!(grow(true), grow(false), "no groups");
+    }
+
+    /// With one stream of candidate draws per depth, a tree grown to
+    /// depth `d` is the unlimited tree of its seed cut at `d`, node for
+    /// node and payload for payload: for classes (two classes over row
+    /// records included) and values, sampled candidates or all, leaf
+    /// minimums, bootstrap or not, and cuts from the root down.
+    #[test]
+    fn a_tree_grown_to_a_depth_is_the_unlimited_tree_cut_there() {
+        let (x, classes, values) = fixture();
+        let two: Vec<usize> = classes.iter().map(|&c| usize::from(c > 0)).collect();
+        let bins = Bins::fit(&x, None);
+        assert!(bins.records.is_some(), "two classes grow over row records");
+        let (mut cuts, mut refused) = (0, 0);
+        let kinds = [
+            ("3 classes", Kind::Classes(3), &classes),
+            ("2 classes", Kind::Classes(2), &two),
+            ("values", Kind::Values, &classes),
+        ];
+        for (name, kind, y_class) in kinds {
+            let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
+            for (max_features, min_samples_leaf, bootstrap) in [(2, 1, true), (5, 1, true), (3, 4, true), (5, 1, false)]
+            {
+                let p = HistParams { min_samples_leaf, bootstrap, n_trees: 4, ..params(max_features) };
+                let deepest = HistParams { keep_inner: Some(6), ..p };
+                let full = grow_trees(&training, deepest, 5, None, Search::FASTEST).unwrap();
+                assert!(
+                    full.iter().any(|t| t.cut(4).is_some_and(|c| c.nodes.len() < t.nodes.len())),
+                    "{name}: deeper than 4"
+                );
+                for depth in [0, 1, 2, 4, 6] {
+                    let limited = HistParams { max_depth: Some(depth), ..p };
+                    let grown = grow_trees(&training, limited, 5, None, Search::FASTEST).unwrap();
+                    let cut: Vec<Tree> = full.iter().map(|t| t.cut(depth).unwrap()).collect();
+                    let case = format!("{name}, {max_features} candidates, leaf {min_samples_leaf}, depth {depth}");
+                    assert_eq!(cut, grown, "{case}");
+                    cuts += 1;
+                }
+                // A cut where a node splits below the payloads kept (at
+                // depth 7) is refused; one where none does is the tree.
+                fn splits_at(t: &Tree, at: usize, depth: u16, wanted: u16) -> bool {
+                    let node = t.nodes[at];
+                    !node.is_leaf()
+                        && (depth == wanted
+                            || splits_at(t, at + 1, depth + 1, wanted)
+                            || splits_at(t, node.right as usize, depth + 1, wanted))
+                }
+                for t in &full {
+                    assert_eq!(t.cut(7).is_none(), splits_at(t, 0, 0, 7), "{name}");
+                    refused += usize::from(t.cut(7).is_none());
+                }
+            }
+        }
+        assert_eq!(cuts, 60);
+        assert!(refused > 0);
     }
 }

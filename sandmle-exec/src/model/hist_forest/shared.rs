@@ -10,6 +10,14 @@
 //! once: the first member to need it grows as many trees as the most any
 //! of them wants, and a member that comes after reads its prefix.
 //!
+//! Forests of one seed and shape but for their depth limit share too:
+//! each depth draws from its own stream, so a tree grown to depth `d` is
+//! the deeper tree of its seed cut at depth `d`, node for node
+//! ([`Tree::cut`](super::Tree)). The forest is grown as deep as the
+//! deepest member wants (unlimited if one is), keeping the payloads of
+//! the nodes where the shallower members' cuts end, and each of those
+//! reads its trees cut.
+//!
 //! No member ever waits for another: a member that comes while the
 //! forest is still growing grows its own trees, the same ones. Waiting
 //! inside a rayon worker could deadlock (the growing member's worker,
@@ -36,21 +44,45 @@ enum Grown {
 /// matrices and targets.
 #[derive(Default)]
 pub(crate) struct SharedForests {
-    /// Per spec seed and forest shape (its tree count set to 0), the most
-    /// trees any member wants.
-    most: Vec<(u64, ModelSpec, usize)>,
+    /// Per spec seed and forest shape (its tree count set to 0 and its
+    /// depth limit to none), what its members need grown.
+    most: Vec<(u64, ModelSpec, Plan)>,
     /// The forests grown or growing, by what determines their trees.
     grown: Mutex<Vec<(Key, Grown)>>,
 }
 
-/// How many trees a histogram forest grows into a [`SharedForests`]: at
-/// least its own, the most any member of its seed and shape wants.
+/// The forest grown for the members of one seed and shape: as many trees
+/// as the most any of them wants, as deep as the deepest, keeping the
+/// payloads where the others' cuts end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Plan {
+    /// Trees grown.
+    pub trees: usize,
+    /// The depth limit they are grown with (none if a member has none).
+    pub depth: Option<u16>,
+    /// The deepest cut a member reads, when one is shallower.
+    pub keep: Option<u16>,
+}
+
+impl Plan {
+    fn with(&mut self, trees: usize, depth: Option<u16>) {
+        let deepest = match (self.depth, depth) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+        let cuts = [self.depth, depth, self.keep].into_iter().flatten().filter(|&d| deepest.is_none_or(|top| d < top));
+        *self = Plan { trees: self.trees.max(trees), depth: deepest, keep: cuts.max() };
+    }
+}
+
+/// How a histogram forest reads a [`SharedForests`]: the plan of its seed
+/// and shape, which grows at least its own trees.
 #[derive(Clone, Copy)]
 pub(crate) struct ForestShare<'a> {
     /// The cache.
     pub cache: &'a SharedForests,
-    /// The trees grown into it.
-    pub trees: usize,
+    /// What is grown into it.
+    pub plan: Plan,
 }
 
 /// What a shared forest's trees depend on besides the binned matrix (one
@@ -71,12 +103,13 @@ struct Key {
     target: [usize; 4],
 }
 
-/// `model`'s shape (its tree count set to 0) and its tree count, when it
-/// is a histogram forest.
-fn shape(model: &ModelSpec) -> Option<(ModelSpec, usize)> {
+/// `model`'s shape (its tree count set to 0 and its depth limit to none),
+/// its tree count and its depth limit, when it is a histogram forest.
+fn shape(model: &ModelSpec) -> Option<(ModelSpec, usize, Option<u16>)> {
     match *model {
         ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
-            Some((ModelSpec::HistForest { n_trees: 0, max_depth, min_samples_leaf, max_features }, n_trees))
+            let shape = ModelSpec::HistForest { n_trees: 0, max_depth: None, min_samples_leaf, max_features };
+            Some((shape, n_trees, max_depth))
         }
         _ => None,
     }
@@ -85,37 +118,45 @@ fn shape(model: &ModelSpec) -> Option<(ModelSpec, usize)> {
 impl ForestShare<'_> {
     /// The shared forest a fit of seed `seed`, hyper-parameters `p`, kind
     /// `kind` and targets `(y_class, y_value)` reads its first `p.n_trees`
-    /// trees from, `grow` growing it (with the shared tree count) when no
+    /// trees from, and the depth it cuts them at (`None`: read as grown),
+    /// `grow` growing it (with the plan's tree count and depths) when no
     /// member has begun it; `None` when the fit grows its own: not a
-    /// forest of bootstrap samples, more trees than the share holds, a
-    /// deadline (a shared forest would be grown within the first member's),
-    /// another member growing it, or a failure growing it.
+    /// forest of bootstrap samples, more trees or a depth the plan does not
+    /// hold, a deadline (a shared forest would be grown within the first
+    /// member's), another member growing it, or a failure growing it.
     pub(super) fn forest(
         &self,
         (seed, p, kind): (u64, HistParams, Kind),
         (y_class, y_value): (&[usize], &[f64]),
         deadline: bool,
         grow: impl FnOnce(HistParams) -> Option<Vec<Tree>>,
-    ) -> Option<Arc<Vec<Tree>>> {
-        if !p.bootstrap || self.trees < p.n_trees || deadline {
+    ) -> Option<(Arc<Vec<Tree>>, Option<u16>)> {
+        let Plan { trees, depth, keep } = self.plan;
+        let cut = match (p.max_depth, depth) {
+            (mine, grown) if mine == grown => None,
+            (Some(mine), _) if keep.is_some_and(|k| mine <= k) => Some(mine),
+            _ => return None,
+        };
+        if !p.bootstrap || trees < p.n_trees || deadline || p.keep_inner.is_some() {
             return None;
         }
-        let params = HistParams { n_trees: self.trees, ..p };
+        let params = HistParams { n_trees: trees, max_depth: depth, keep_inner: keep, ..p };
         let target = [y_class.as_ptr() as usize, y_class.len(), y_value.as_ptr() as usize, y_value.len()];
-        self.cache.trees(Key { seed, params, kind, target }, || grow(params))
+        self.cache.trees(Key { seed, params, kind, target }, || grow(params)).map(|all| (all, cut))
     }
 }
 
 impl SharedForests {
     /// The cache for `specs`: the histogram forests among them that share
-    /// a seed and shape grow the most trees any of them wants once.
+    /// a seed and shape grow the most trees any of them wants once, as
+    /// deep as the deepest wants.
     pub(crate) fn for_specs<'s>(specs: impl IntoIterator<Item = &'s PipelineSpec>) -> SharedForests {
-        let mut most: Vec<(u64, ModelSpec, usize)> = Vec::new();
+        let mut most: Vec<(u64, ModelSpec, Plan)> = Vec::new();
         for spec in specs {
-            let Some((shape, n_trees)) = shape(&spec.model) else { continue };
+            let Some((shape, n_trees, depth)) = shape(&spec.model) else { continue };
             match most.iter_mut().find(|(seed, s, _)| *seed == spec.seed && *s == shape) {
-                Some((_, _, n)) => *n = (*n).max(n_trees),
-                None => most.push((spec.seed, shape, n_trees)),
+                Some((_, _, plan)) => plan.with(n_trees, depth),
+                None => most.push((spec.seed, shape, Plan { trees: n_trees, depth, keep: None })),
             }
         }
         SharedForests { most, grown: Mutex::new(Vec::new()) }
@@ -123,9 +164,9 @@ impl SharedForests {
 
     /// How `spec`'s forest shares this cache, if it is one of its forests.
     pub(crate) fn share(&self, spec: &PipelineSpec) -> Option<ForestShare<'_>> {
-        let (shape, _) = shape(&spec.model)?;
-        let (_, _, trees) = self.most.iter().find(|(seed, s, _)| *seed == spec.seed && *s == shape)?;
-        Some(ForestShare { cache: self, trees: *trees })
+        let (shape, _, _) = shape(&spec.model)?;
+        let (_, _, plan) = self.most.iter().find(|(seed, s, _)| *seed == spec.seed && *s == shape)?;
+        Some(ForestShare { cache: self, plan: *plan })
     }
 
     /// The forest of `key`: grown by `grow` when no member has begun it,
@@ -167,7 +208,7 @@ mod tests {
     }
 
     fn params(n_trees: usize) -> HistParams {
-        HistParams { n_trees, max_depth: None, min_samples_leaf: 1, max_features: 2, bootstrap: true }
+        HistParams { n_trees, max_depth: None, min_samples_leaf: 1, max_features: 2, bootstrap: true, keep_inner: None }
     }
 
     fn bits(xs: impl IntoIterator<Item = f64>) -> Vec<u64> {
@@ -201,7 +242,7 @@ mod tests {
         // of 100 wants, and the others read them.
         for (spec, n) in specs[..3].iter().zip([10, 100, 30]) {
             let share = cache.share(spec);
-            assert_eq!(share.map(|s| s.trees), Some(100), "{}", spec.name);
+            assert_eq!(share.map(|s| s.plan.trees), Some(100), "{}", spec.name);
             let shared = classifier(&data(share), &y, 3, params(n)).unwrap();
             let alone = classifier(&data(None), &y, 3, params(n)).unwrap();
             assert_eq!(bits(shared), bits(alone), "{} trees", n);
@@ -221,7 +262,84 @@ mod tests {
         assert_eq!(inner.map(|t| t.len()), Some(0));
         assert_eq!(cache.trees(key, || panic!("grown again")).map(|t| t.len()), Some(0));
         // A forest of another seed is its own, whatever its trees.
-        assert_eq!(cache.share(&specs[3]).map(|s| s.trees), Some(30));
+        assert_eq!(cache.share(&specs[3]).map(|s| s.plan.trees), Some(30));
         assert!(cache.share(&forest_spec(10, 5)).is_none());
+    }
+
+    fn limited(n_trees: usize, seed: u64, max_depth: Option<u16>) -> PipelineSpec {
+        let model = ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf: 1, max_features: None };
+        PipelineSpec {
+            name: format!("forest-{n_trees}-{max_depth:?}"),
+            seed,
+            steps: vec![],
+            model,
+            clip_to_target_range: false,
+        }
+    }
+
+    #[test]
+    fn plans_grow_as_deep_as_the_deepest_member_and_keep_the_shallower_cuts() {
+        let plan = |specs: &[PipelineSpec]| SharedForests::for_specs(specs).share(&specs[0]).map(|s| s.plan);
+        let p = |trees, depth, keep| Some(Plan { trees, depth, keep });
+        assert_eq!(plan(&[limited(10, 3, None), limited(100, 3, Some(4))]), p(100, None, Some(4)));
+        assert_eq!(
+            plan(&[limited(100, 3, Some(4)), limited(30, 3, Some(6)), limited(5, 3, Some(2))]),
+            p(100, Some(6), Some(4))
+        );
+        assert_eq!(plan(&[limited(100, 3, Some(4)), limited(30, 3, Some(4))]), p(100, Some(4), None));
+        // Another seed, or another leaf minimum, is another forest.
+        let other = ModelSpec::HistForest { n_trees: 50, max_depth: None, min_samples_leaf: 5, max_features: None };
+        let leaf = PipelineSpec { model: other, ..limited(50, 3, None) };
+        assert_eq!(plan(&[limited(100, 3, Some(4)), limited(10, 4, None), leaf]), p(100, Some(4), None));
+    }
+
+    /// Forests of depth 2 and 4 read the unlimited forest of their seed,
+    /// cut, and predict what they predict alone; a depth-4 forest of more
+    /// trees than the plan holds grows its own.
+    #[test]
+    fn a_shallower_forest_reads_the_shared_trees_cut_at_its_depth() {
+        let mut rng = rng_for(9, "cut forests");
+        let x = Array2::from_shape_fn((300, 4), |_| rng.random_range(-2.0..2.0));
+        let test = Array2::from_shape_fn((50, 4), |_| rng.random_range(-2.0..2.0));
+        let y: Vec<usize> =
+            x.rows().into_iter().map(|r| usize::from(r[0] * r[1] > 0.0) + usize::from(r[2] > 0.5)).collect();
+        let two: Vec<usize> = y.iter().map(|&c| usize::from(c > 0)).collect();
+        let values: Vec<f64> = x.rows().into_iter().map(|r| r[0] * r[1] + r[3]).collect();
+        let clock = Clock::default();
+        let specs = [limited(100, 3, None), limited(100, 3, Some(4)), limited(30, 3, Some(2))];
+        let cache = SharedForests::for_specs(&specs);
+        let data = |forests| Data {
+            clock: &clock,
+            x: &x,
+            x_test: &test,
+            columns: None,
+            seed: 3,
+            neighbours: None,
+            bins: None,
+            forests,
+        };
+        for (spec, n, depth) in [(&specs[1], 100, Some(4)), (&specs[2], 30, Some(2)), (&specs[0], 100, None)] {
+            let share = cache.share(spec);
+            assert_eq!(share.map(|s| s.plan), Some(Plan { trees: 100, depth: None, keep: Some(4) }));
+            let p = HistParams { max_depth: depth, ..params(n) };
+            for (classes, k) in [(&y, 3), (&two, 2)] {
+                let shared = classifier(&data(share), classes, k, p).unwrap();
+                let alone = classifier(&data(None), classes, k, p).unwrap();
+                assert_eq!(bits(shared), bits(alone), "{} trees of depth {depth:?}, {k} classes", n);
+            }
+            let shared = regressor(&data(share), &values, p).unwrap();
+            let alone = regressor(&data(None), &values, p).unwrap();
+            assert_eq!(bits(shared), bits(alone), "{} trees of values of depth {depth:?}", n);
+        }
+        // Three forests grown once each (two kinds of classes, values).
+        assert_eq!(cache.grown.lock().unwrap().len(), 3);
+        // The depth-4 member reads the grown forest, and every tree cuts.
+        let share = cache.share(&specs[1]).unwrap();
+        let p = HistParams { max_depth: Some(4), ..params(100) };
+        let (all, cut) = share.forest((3, p, Kind::Values), (&[], &values), false, |_| panic!("grown again")).unwrap();
+        assert_eq!(cut, Some(4));
+        assert!(all.iter().all(|t| t.cut(4).is_some()));
+        let p = HistParams { max_depth: Some(4), ..params(150) };
+        assert!(share.forest((3, p, Kind::Values), (&[], &values), false, |_| panic!("not shared")).is_none());
     }
 }

@@ -211,6 +211,7 @@ impl Grower<'_> {
         let total = self.sums[0];
         let id = self.nodes.len();
         self.nodes.push(Node::leaf(id, 0));
+        self.depth = depth;
         let split = if self.may_split(sum, depth) {
             self.best_split_with(|g, f| match records.places[f] {
                 Place::Member(..) => {
@@ -224,6 +225,7 @@ impl Grower<'_> {
         };
         match split {
             Some((feature, bin, next, _)) => {
+                self.keep_inner(id, total);
                 let threshold = self.bins.threshold(feature, bin, next);
                 let place = records.places[feature];
                 let goes_left = |r: &Record| place.code(r) <= bin;
