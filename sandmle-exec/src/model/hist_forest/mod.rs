@@ -458,9 +458,10 @@ impl Tree {
     /// The tree cut at depth `depth`: each node there that splits made a
     /// leaf of the payload it keeps, the nodes and leaves renumbered as a
     /// tree grown to that depth numbers them. With per-depth streams
-    /// ([`grow`]'s `node_stream`) that is the tree of the same seed grown
-    /// with `max_depth` `depth`, node for node. `None` when a node to be
-    /// cut kept no payload (the tree was grown without asking for it).
+    /// ([`grow`]'s `node_stream`), for `depth` at most
+    /// [`grow::CUT_DEPTHS`], that is the tree of the same seed grown with
+    /// `max_depth` `depth`, node for node. `None` when a node to be cut
+    /// kept no payload (the tree was grown without asking for it).
     fn cut(&self, depth: u16) -> Option<Tree> {
         let mut out =
             Tree { nodes: Vec::new(), leaves: Vec::new(), width: self.width, inner_nodes: vec![], inner: vec![] };

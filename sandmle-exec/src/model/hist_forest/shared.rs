@@ -10,13 +10,13 @@
 //! once: the first member to need it grows as many trees as the most any
 //! of them wants, and a member that comes after reads its prefix.
 //!
-//! Forests of one seed and shape but for their depth limit share too:
-//! each depth draws from its own stream, so a tree grown to depth `d` is
-//! the deeper tree of its seed cut at depth `d`, node for node
-//! ([`Tree::cut`](super::Tree)). The forest is grown as deep as the
-//! deepest member wants (unlimited if one is), keeping the payloads of
-//! the nodes where the shallower members' cuts end, and each of those
-//! reads its trees cut.
+//! Forests of one seed and shape but for a depth limit of at most
+//! [`CUT_DEPTHS`] share too: each such depth draws from its own stream, so
+//! a tree grown to depth `d` is the deeper tree of its seed cut at depth
+//! `d`, node for node ([`Tree::cut`](super::Tree)). The forest is grown as
+//! deep as the deepest member wants (unlimited if one is), keeping the
+//! payloads of the nodes where the shallower members' cuts end, and each
+//! of those reads its trees cut. Deeper limits share only with their own.
 //!
 //! No member ever waits for another: a member that comes while the
 //! forest is still growing grows its own trees, the same ones. Waiting
@@ -28,6 +28,7 @@
 //! Only a fit without a deadline shares (the panel's): a member with a
 //! deadline grows its own trees, within its own deadline.
 
+use super::grow::CUT_DEPTHS;
 use super::{HistParams, Kind, Tree};
 use crate::spec::{ModelSpec, PipelineSpec};
 use std::sync::{Arc, Mutex};
@@ -103,12 +104,14 @@ struct Key {
     target: [usize; 4],
 }
 
-/// `model`'s shape (its tree count set to 0 and its depth limit to none),
-/// its tree count and its depth limit, when it is a histogram forest.
+/// `model`'s shape (its tree count set to 0, and its depth limit to none
+/// when it is at most [`CUT_DEPTHS`]), its tree count and its depth
+/// limit, when it is a histogram forest.
 fn shape(model: &ModelSpec) -> Option<(ModelSpec, usize, Option<u16>)> {
     match *model {
         ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
-            let shape = ModelSpec::HistForest { n_trees: 0, max_depth: None, min_samples_leaf, max_features };
+            let cuts = max_depth.filter(|&d| d > CUT_DEPTHS);
+            let shape = ModelSpec::HistForest { n_trees: 0, max_depth: cuts, min_samples_leaf, max_features };
             Some((shape, n_trees, max_depth))
         }
         _ => None,
@@ -287,6 +290,11 @@ mod tests {
             p(100, Some(6), Some(4))
         );
         assert_eq!(plan(&[limited(100, 3, Some(4)), limited(30, 3, Some(4))]), p(100, Some(4), None));
+        // A limit deeper than the streams of their own is its own forest.
+        let deep = [limited(10, 3, None), limited(100, 3, Some(CUT_DEPTHS + 1))];
+        assert_eq!(plan(&deep), p(10, None, None));
+        let cache = SharedForests::for_specs(&deep);
+        assert_eq!(cache.share(&deep[1]).map(|s| s.plan), p(100, Some(CUT_DEPTHS + 1), None));
         // Another seed, or another leaf minimum, is another forest.
         let other = ModelSpec::HistForest { n_trees: 50, max_depth: None, min_samples_leaf: 5, max_features: None };
         let leaf = PipelineSpec { model: other, ..limited(50, 3, None) };
