@@ -30,13 +30,13 @@ pub(super) use records::Place;
 pub(super) use records::Records;
 use sandmle_core::{SeedRng, rng_for};
 
-/// The depths down to which each depth of a tree draws from a stream of
-/// its own: a tree grown to a depth of at most this is the deeper tree of
-/// its seed cut there ([`Tree::cut`]).
+/// The nodes at each depth above this one draw from a stream of their
+/// own, and the deeper nodes from one more: a tree grown to a depth of at
+/// most this is the deeper tree of its seed cut there ([`Tree::cut`]).
 ///
-/// Deeper nodes share one more stream: every stream costs a first block
-/// of draws (four ChaCha blocks), and a stream for each of the 15 depths
-/// of a 200-row forest's trees made its fit 6 % slower.
+/// The deeper nodes share a stream because every stream costs a first
+/// block of draws (four ChaCha blocks): a stream for each of the 15
+/// depths of a 200-row forest's trees made its fit 6 % slower.
 pub(super) const CUT_DEPTHS: u16 = 6;
 
 /// Stream `k` of node draws of the tree of seed `seed`: the nodes at

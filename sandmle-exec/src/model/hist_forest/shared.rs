@@ -45,8 +45,9 @@ enum Grown {
 /// matrices and targets.
 #[derive(Default)]
 pub(crate) struct SharedForests {
-    /// Per spec seed and forest shape (its tree count set to 0 and its
-    /// depth limit to none), what its members need grown.
+    /// Per spec seed and forest shape (its tree count set to 0, and its
+    /// depth limit to none when a cut can stand for it), what its members
+    /// need grown.
     most: Vec<(u64, ModelSpec, Plan)>,
     /// The forests grown or growing, by what determines their trees.
     grown: Mutex<Vec<(Key, Grown)>>,
@@ -66,6 +67,8 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// The plan that also serves a member of `trees` trees and depth limit
+    /// `depth`.
     fn with(&mut self, trees: usize, depth: Option<u16>) {
         let deepest = match (self.depth, depth) {
             (Some(a), Some(b)) => Some(a.max(b)),
