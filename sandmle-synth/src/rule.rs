@@ -155,7 +155,8 @@ pub fn binary_labels(noisy: &[f64], share: f64) -> (Vec<usize>, f64) {
 /// the greatest `score + offset`, compared in class order as before.
 pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Vec<f64>) {
     let k = scores.len();
-    let n = scores.iter().map(Vec::len).min().unwrap_or(0);
+    let n = scores.first().map_or(0, Vec::len);
+    debug_assert!(scores.iter().all(|c| c.len() == n), "one score per row in every class");
     let mut by_row = vec![0.0; n * k];
     for (c, column) in scores.iter().enumerate() {
         for (r, &v) in column[..n].iter().enumerate() {

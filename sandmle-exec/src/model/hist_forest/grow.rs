@@ -31,8 +31,9 @@ pub(super) use records::Records;
 use sandmle_core::{SeedRng, rng_for};
 
 /// The nodes at each depth above this one draw from a stream of their
-/// own, and the deeper nodes from one more: a tree grown to a depth of at
-/// most this is the deeper tree of its seed cut there ([`Tree::cut`]).
+/// own, and the nodes at this depth and deeper share one more: a tree
+/// grown to a depth of at most this is the deeper tree of its seed cut
+/// there ([`Tree::cut`]).
 ///
 /// The deeper nodes share a stream because every stream costs a first
 /// block of draws (four ChaCha blocks): a stream for each of the 15
@@ -57,8 +58,9 @@ pub(super) struct Grower<'a> {
     pub bins: &'a Bins,
     pub kind: Kind,
     pub p: HistParams,
-    /// The tree's seed: the nodes at each depth down to [`CUT_DEPTHS`]
-    /// draw their candidates from their own stream of it ([`node_stream`]).
+    /// The tree's seed: the nodes at each depth above [`CUT_DEPTHS`] draw
+    /// their candidates from their own stream of it, the deeper ones from
+    /// one more ([`node_stream`]).
     pub seed: u64,
     /// The streams of the depths reached so far, by depth.
     rngs: Vec<SeedRng>,
@@ -272,8 +274,8 @@ impl<'a> Grower<'a> {
         Tree { nodes, leaves, width: self.kind.width(), inner_nodes: self.inner_nodes, inner: self.inner }
     }
 
-    /// The stream the node being searched draws from: its depth's (made
-    /// when the tree first reaches the depth).
+    /// The stream the node being searched draws from: its depth's (made,
+    /// with any shallower one missing, when a node there first draws).
     fn node_rng(&mut self) -> &mut SeedRng {
         let depth = usize::from(self.depth.min(CUT_DEPTHS));
         if self.rngs.len() <= depth {

@@ -663,8 +663,9 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     };
     let training = Training { bins, n: x.nrows(), y_class, y_value, kind };
     let grow = |p: HistParams| grow_trees(&training, p, d.seed, d.clock.deadline, Search::FASTEST);
-    // A forest whose trees are a prefix of a shared one's reads them
-    // (see [`SharedForests`]); any other grows its own.
+    // A forest whose trees are a prefix of a shared one's, or that
+    // prefix cut at its depth, reads them (see [`SharedForests`]); any
+    // other grows its own.
     let deadline = d.clock.deadline.is_some();
     let shared =
         d.forests.and_then(|s| s.forest((d.seed, p, kind), (y_class, y_value), deadline, |params| grow(params).ok()));

@@ -11,12 +11,16 @@
 //! of them wants, and a member that comes after reads its prefix.
 //!
 //! Forests of one seed and shape but for a depth limit of at most
-//! [`CUT_DEPTHS`] share too: each such depth draws from its own stream, so
-//! a tree grown to depth `d` is the deeper tree of its seed cut at depth
-//! `d`, node for node ([`Tree::cut`](super::Tree)). The forest is grown as
-//! deep as the deepest member wants (unlimited if one is), keeping the
-//! payloads of the nodes where the shallower members' cuts end, and each
-//! of those reads its trees cut. Deeper limits share only with their own.
+//! [`CUT_DEPTHS`] share too: the nodes above that depth draw from a
+//! stream per depth, so a tree grown to depth `d` is the deeper tree of
+//! its seed cut at depth `d`, node for node ([`Tree::cut`](super::Tree)).
+//! The forest is grown as deep as the deepest member wants (unlimited if
+//! one is) and with as many trees as the most any member wants, keeping
+//! the payloads of the nodes where the shallower members' cuts end, and
+//! each of those reads its trees cut. Deeper limits share only with their
+//! own. (A shallow member that wants more trees than the deep ones makes
+//! the deep forest that large: the panel's depth-4 forest and its forest
+//! of 100 have the same count.)
 //!
 //! No member ever waits for another: a member that comes while the
 //! forest is still growing grows its own trees, the same ones. Waiting
