@@ -1163,6 +1163,16 @@ mod tests {
         assert_eq!(grow(true), grow(false), "no groups");
     }
 
+    /// Whether a node below node `at` (at depth `depth`) splits at depth
+    /// `wanted`.
+    fn splits_at(t: &Tree, at: usize, depth: u16, wanted: u16) -> bool {
+        let node = t.nodes[at];
+        !node.is_leaf()
+            && (depth == wanted
+                || splits_at(t, at + 1, depth + 1, wanted)
+                || splits_at(t, node.right as usize, depth + 1, wanted))
+    }
+
     /// With one stream of candidate draws per depth, a tree grown to
     /// depth `d` is the unlimited tree of its seed cut at `d`, node for
     /// node and payload for payload: for classes (two classes over row
@@ -1201,13 +1211,6 @@ mod tests {
                 }
                 // A cut where a node splits below the payloads kept (at
                 // depth 7) is refused; one where none does is the tree.
-                fn splits_at(t: &Tree, at: usize, depth: u16, wanted: u16) -> bool {
-                    let node = t.nodes[at];
-                    !node.is_leaf()
-                        && (depth == wanted
-                            || splits_at(t, at + 1, depth + 1, wanted)
-                            || splits_at(t, node.right as usize, depth + 1, wanted))
-                }
                 for t in &full {
                     assert_eq!(t.cut(7).is_none(), splits_at(t, 0, 0, 7), "{name}");
                     refused += usize::from(t.cut(7).is_none());

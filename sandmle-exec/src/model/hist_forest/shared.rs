@@ -212,9 +212,26 @@ mod tests {
     use rand::RngExt;
     use sandmle_core::rng_for;
 
-    fn forest_spec(n_trees: usize, seed: u64) -> PipelineSpec {
-        let model = ModelSpec::HistForest { n_trees, max_depth: None, min_samples_leaf: 1, max_features: None };
-        PipelineSpec { name: format!("forest-{n_trees}"), seed, steps: vec![], model, clip_to_target_range: false }
+    fn forest_spec(n_trees: usize, seed: u64, max_depth: Option<u16>) -> PipelineSpec {
+        let model = ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf: 1, max_features: None };
+        PipelineSpec {
+            name: format!("forest-{n_trees}-{max_depth:?}"),
+            seed,
+            steps: vec![],
+            model,
+            clip_to_target_range: false,
+        }
+    }
+
+    /// A fit's data: `x` to train on, `test` to predict, the forests'
+    /// cache when it shares.
+    fn fit_data<'a>(
+        clock: &'a Clock,
+        (x, test): (&'a Array2<f64>, &'a Array2<f64>),
+        seed: u64,
+        forests: Option<ForestShare<'a>>,
+    ) -> Data<'a> {
+        Data { clock, x, x_test: test, columns: None, seed, neighbours: None, bins: None, forests }
     }
 
     fn params(n_trees: usize) -> HistParams {
@@ -236,18 +253,10 @@ mod tests {
             x.rows().into_iter().map(|r| usize::from(r[0] + r[1] > 0.0) + usize::from(r[2] > 1.0)).collect();
         let values: Vec<f64> = x.rows().into_iter().map(|r| r[0] * r[3] + r[4]).collect();
         let clock = Clock::default();
-        let specs = [forest_spec(10, 3), forest_spec(100, 3), forest_spec(30, 3), forest_spec(30, 4)];
+        let specs =
+            [forest_spec(10, 3, None), forest_spec(100, 3, None), forest_spec(30, 3, None), forest_spec(30, 4, None)];
         let cache = SharedForests::for_specs(&specs);
-        let data = |forests| Data {
-            clock: &clock,
-            x: &x,
-            x_test: &test,
-            columns: None,
-            seed: 11,
-            neighbours: None,
-            bins: None,
-            forests,
-        };
+        let data = |forests| fit_data(&clock, (&x, &test), 11, forests);
         // The forest of 10 asks first: it grows the 100 trees the forest
         // of 100 wants, and the others read them.
         for (spec, n) in specs[..3].iter().zip([10, 100, 30]) {
@@ -273,39 +282,28 @@ mod tests {
         assert_eq!(cache.trees(key, || panic!("grown again")).map(|t| t.len()), Some(0));
         // A forest of another seed is its own, whatever its trees.
         assert_eq!(cache.share(&specs[3]).map(|s| s.plan.trees), Some(30));
-        assert!(cache.share(&forest_spec(10, 5)).is_none());
-    }
-
-    fn limited(n_trees: usize, seed: u64, max_depth: Option<u16>) -> PipelineSpec {
-        let model = ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf: 1, max_features: None };
-        PipelineSpec {
-            name: format!("forest-{n_trees}-{max_depth:?}"),
-            seed,
-            steps: vec![],
-            model,
-            clip_to_target_range: false,
-        }
+        assert!(cache.share(&forest_spec(10, 5, None)).is_none());
     }
 
     #[test]
     fn plans_grow_as_deep_as_the_deepest_member_and_keep_the_shallower_cuts() {
         let plan = |specs: &[PipelineSpec]| SharedForests::for_specs(specs).share(&specs[0]).map(|s| s.plan);
         let p = |trees, depth, keep| Some(Plan { trees, depth, keep });
-        assert_eq!(plan(&[limited(10, 3, None), limited(100, 3, Some(4))]), p(100, None, Some(4)));
+        assert_eq!(plan(&[forest_spec(10, 3, None), forest_spec(100, 3, Some(4))]), p(100, None, Some(4)));
         assert_eq!(
-            plan(&[limited(100, 3, Some(4)), limited(30, 3, Some(6)), limited(5, 3, Some(2))]),
+            plan(&[forest_spec(100, 3, Some(4)), forest_spec(30, 3, Some(6)), forest_spec(5, 3, Some(2))]),
             p(100, Some(6), Some(4))
         );
-        assert_eq!(plan(&[limited(100, 3, Some(4)), limited(30, 3, Some(4))]), p(100, Some(4), None));
+        assert_eq!(plan(&[forest_spec(100, 3, Some(4)), forest_spec(30, 3, Some(4))]), p(100, Some(4), None));
         // A limit deeper than the streams of their own is its own forest.
-        let deep = [limited(10, 3, None), limited(100, 3, Some(CUT_DEPTHS + 1))];
+        let deep = [forest_spec(10, 3, None), forest_spec(100, 3, Some(CUT_DEPTHS + 1))];
         assert_eq!(plan(&deep), p(10, None, None));
         let cache = SharedForests::for_specs(&deep);
         assert_eq!(cache.share(&deep[1]).map(|s| s.plan), p(100, Some(CUT_DEPTHS + 1), None));
         // Another seed, or another leaf minimum, is another forest.
         let other = ModelSpec::HistForest { n_trees: 50, max_depth: None, min_samples_leaf: 5, max_features: None };
-        let leaf = PipelineSpec { model: other, ..limited(50, 3, None) };
-        assert_eq!(plan(&[limited(100, 3, Some(4)), limited(10, 4, None), leaf]), p(100, Some(4), None));
+        let leaf = PipelineSpec { model: other, ..forest_spec(50, 3, None) };
+        assert_eq!(plan(&[forest_spec(100, 3, Some(4)), forest_spec(10, 4, None), leaf]), p(100, Some(4), None));
     }
 
     /// Forests of depth 2 and 4 read the unlimited forest of their seed,
@@ -321,18 +319,9 @@ mod tests {
         let two: Vec<usize> = y.iter().map(|&c| usize::from(c > 0)).collect();
         let values: Vec<f64> = x.rows().into_iter().map(|r| r[0] * r[1] + r[3]).collect();
         let clock = Clock::default();
-        let specs = [limited(100, 3, None), limited(100, 3, Some(4)), limited(30, 3, Some(2))];
+        let specs = [forest_spec(100, 3, None), forest_spec(100, 3, Some(4)), forest_spec(30, 3, Some(2))];
         let cache = SharedForests::for_specs(&specs);
-        let data = |forests| Data {
-            clock: &clock,
-            x: &x,
-            x_test: &test,
-            columns: None,
-            seed: 3,
-            neighbours: None,
-            bins: None,
-            forests,
-        };
+        let data = |forests| fit_data(&clock, (&x, &test), 3, forests);
         for (spec, n, depth) in [(&specs[1], 100, Some(4)), (&specs[2], 30, Some(2)), (&specs[0], 100, None)] {
             let share = cache.share(spec);
             assert_eq!(share.map(|s| s.plan), Some(Plan { trees: 100, depth: None, keep: Some(4) }));
