@@ -1,5 +1,5 @@
 //! Rendering speed of the image synthesizer: 600 images of 32 x 32 RGB
-//! drawn on one thread (factors, tiny-skia fills, blur, noise, PNG
+//! drawn on one thread (factors, polygon fills, blur, noise, PNG
 //! encoding), 15 rounds, median printed.
 //!
 //! ```text

@@ -1,23 +1,23 @@
-//! Drawing one image from its factors: tiny-skia's anti-aliased fills for
-//! the shapes and distractors, then integer blur and noise, then
-//! [`sandmle_core::encode_png`].
+//! Drawing one image from its factors: anti-aliased polygon fills for
+//! the shapes and distractors ([`super::raster`]), then integer blur and
+//! noise, then [`sandmle_core::encode_png`].
 //!
-//! Rasterising is single-precision float work in a fixed order (tiny-skia
-//! without its SIMD feature; angles through `libm`), the blur and noise are
-//! integer arithmetic, and the noise draws from the row's own ChaCha8
-//! stream, so one factor set and stream give the same bytes on every run
-//! and thread count. Byte identity is tested on x86-64; the float
-//! rasteriser is the one part whose last bit another architecture could
-//! round differently.
+//! Rasterising is single-precision float work in a fixed order (angles
+//! through `libm`), the blur and noise are integer arithmetic, and the
+//! noise draws from the row's own ChaCha8 stream, so one factor set and
+//! stream give the same bytes on every run and thread count. Byte identity
+//! is tested on x86-64; the float rasteriser is the one part whose last
+//! bit another architecture could round differently.
+//!
+//! Grey canvases are painted in one plane: every colour is first turned
+//! into its luma `(77 R + 150 G + 29 B) / 256`, so a grey image costs a
+//! third of a colour one.
 
 use super::factors::{ImageFactors, ShapeKind};
+use super::raster::{Ink, Outline, Painter, Placement};
 use crate::error::{Error, Result};
 use rand::{Rng, RngExt};
 use sandmle_core::{Pixels, SeedRng, encode_png};
-use tiny_skia::{
-    Color, FillRule, GradientStop, LinearGradient, Paint, Path, PathBuilder, Pixmap, Point, Rect, Shader, SpreadMode,
-    Stroke, Transform,
-};
 
 /// The shape of the images drawn: size and channels (1 grey or 3 RGB).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,111 +68,80 @@ fn shape_colour(f: &ImageFactors, channels: u8) -> [u8; 3] {
     }
 }
 
-fn colour(c: [u8; 3], alpha: u8) -> Color {
-    Color::from_rgba8(c[0], c[1], c[2], alpha)
+/// A colour as the canvas's levels: RGB, or its luma in the first plane.
+fn levels(c: [u8; 3], channels: u8) -> [f32; 3] {
+    if channels == 1 {
+        let luma = (77.0 * f32::from(c[0]) + 150.0 * f32::from(c[1]) + 29.0 * f32::from(c[2])) / 256.0;
+        [luma; 3]
+    } else {
+        c.map(f32::from)
+    }
 }
 
 /// A rotation by `degrees` and a translation, through `libm`.
-fn placed(degrees: f64, tx: f32, ty: f32) -> Transform {
+fn placed(degrees: f64, tx: f32, ty: f32) -> Placement {
     let r = degrees.to_radians();
-    let (s, c) = (libm::sin(r) as f32, libm::cos(r) as f32);
-    Transform::from_row(c, s, -s, c, tx, ty)
+    Placement { cos: libm::cos(r) as f32, sin: libm::sin(r) as f32, tx, ty }
 }
 
-/// One shape of radius `r` centred at the origin, and its fill rule.
-fn shape_path(kind: ShapeKind, r: f32) -> Option<(Path, FillRule)> {
-    let mut pb = PathBuilder::new();
-    let rule = match kind {
-        ShapeKind::Circle => {
-            pb.push_circle(0.0, 0.0, r);
-            FillRule::Winding
-        }
+/// One shape of radius `r` centred at the origin (a ring's hole wound
+/// the other way; a cross's two bars overlap, covered once).
+fn shape_outline(kind: ShapeKind, r: f32, out: &mut Outline) {
+    match kind {
+        ShapeKind::Circle => out.circle(0.0, 0.0, r, false),
         ShapeKind::Square => {
             let h = 0.85 * r;
-            pb.push_rect(Rect::from_ltrb(-h, -h, h, h)?);
-            FillRule::Winding
+            out.rect(-h, -h, h, h);
         }
         ShapeKind::Triangle => {
             let t = 1.15 * r;
-            pb.move_to(0.0, -t);
-            pb.line_to(0.866 * t, 0.5 * t);
-            pb.line_to(-0.866 * t, 0.5 * t);
-            pb.close();
-            FillRule::Winding
+            out.polygon([[0.0, -t], [0.866 * t, 0.5 * t], [-0.866 * t, 0.5 * t]]);
         }
         ShapeKind::Ring => {
-            pb.push_circle(0.0, 0.0, r);
-            pb.push_circle(0.0, 0.0, 0.55 * r);
-            FillRule::EvenOdd
+            out.circle(0.0, 0.0, r, false);
+            out.circle(0.0, 0.0, 0.55 * r, true);
         }
         ShapeKind::Cross => {
             let (l, w) = (r, 0.32 * r);
-            pb.push_rect(Rect::from_ltrb(-l, -w, l, w)?);
-            pb.push_rect(Rect::from_ltrb(-w, -l, w, l)?);
-            FillRule::Winding
+            out.rect(-l, -w, l, w);
+            out.rect(-w, -l, w, l);
         }
-    };
-    Some((pb.finish()?, rule))
+    }
 }
 
 /// Distractors: small dots and thin lines of muted colours, drawn from
 /// the row's stream.
-fn draw_clutter(pixmap: &mut Pixmap, f: &ImageFactors, rng: &mut SeedRng) {
-    let (w, h) = (pixmap.width() as f32, pixmap.height() as f32);
+fn draw_clutter(painter: &mut Painter, f: &ImageFactors, canvas: &Canvas, rng: &mut SeedRng) {
+    let (w, h) = (canvas.width as f32, canvas.height as f32);
+    let mut outline = Outline::default();
     for _ in 0..f.clutter {
         let level = rng.random_range(40..=215u8);
         let tint = rng.random_range(0..360u16);
-        let mut paint = Paint::default();
-        let [r, g, b] = hsv(tint, 0.25, f32::from(level) / 255.0);
-        paint.set_color(colour([r, g, b], 190));
-        paint.anti_alias = true;
+        let ink = Ink::Solid(levels(hsv(tint, 0.25, f32::from(level) / 255.0), canvas.channels));
         let (x0, y0) = (rng.random_range(0.0..w), rng.random_range(0.0..h));
+        outline.clear();
         if rng.random::<bool>() {
             let radius = rng.random_range(0.8..1.8f32);
-            if let Some(dot) = PathBuilder::from_circle(x0, y0, radius) {
-                pixmap.fill_path(&dot, &paint, FillRule::Winding, Transform::identity(), None);
-            }
+            outline.circle(x0, y0, radius, false);
         } else {
             let (x1, y1) = (rng.random_range(0.0..w), rng.random_range(0.0..h));
-            let mut pb = PathBuilder::new();
-            pb.move_to(x0, y0);
-            pb.line_to(x1, y1);
-            if let Some(line) = pb.finish() {
-                let stroke = Stroke { width: 1.0, ..Stroke::default() };
-                pixmap.stroke_path(&line, &paint, &stroke, Transform::identity(), None);
-            }
+            outline.stroke([x0, y0], [x1, y1], 1.0);
         }
+        painter.fill(&outline, &ink, 190.0 / 255.0);
     }
 }
 
-/// The paint of the main shapes: plain, or stripes of the shape colour
-/// and a darker one at the factor's frequency (in the shape's frame, so
-/// they turn with it).
-fn shape_paint(f: &ImageFactors, channels: u8, side: f32) -> Paint<'static> {
+/// The ink of the main shapes placed at `frame`: plain, or stripes of the
+/// shape colour and a darker one at the factor's frequency (across the
+/// shape's own frame, so they turn with it).
+fn shape_ink(f: &ImageFactors, channels: u8, side: f32, frame: Placement) -> Ink {
     let main = shape_colour(f, channels);
-    let mut paint = Paint { anti_alias: true, ..Paint::default() };
-    paint.set_color(colour(main, 255));
-    if f.stripes > 0 {
-        let dim = main.map(|c| (u16::from(c) * 9 / 20) as u8);
-        let period = side / f32::from(f.stripes);
-        let stops = vec![
-            GradientStop::new(0.0, colour(main, 255)),
-            GradientStop::new(0.5, colour(main, 255)),
-            GradientStop::new(0.5, colour(dim, 255)),
-            GradientStop::new(1.0, colour(dim, 255)),
-        ];
-        let gradient = LinearGradient::new(
-            Point::from_xy(0.0, 0.0),
-            Point::from_xy(period, 0.0),
-            stops,
-            SpreadMode::Repeat,
-            Transform::identity(),
-        );
-        if let Some(shader @ Shader::LinearGradient(_)) = gradient {
-            paint.shader = shader;
-        }
+    if f.stripes == 0 {
+        return Ink::Solid(levels(main, channels));
     }
-    paint
+    let dim = main.map(|c| (u16::from(c) * 9 / 20) as u8);
+    let period = side / f32::from(f.stripes);
+    Ink::Stripes { main: levels(main, channels), dim: levels(dim, channels), frame, period }
 }
 
 /// Draws the image of `f` as pixels: background, distractors, the main
@@ -185,27 +154,32 @@ pub fn render(f: &ImageFactors, canvas: &Canvas, rng: &mut SeedRng) -> Result<Pi
     if canvas.channels != 1 && canvas.channels != 3 {
         return Err(unsupported(format!("images of {} channels are not drawn (1 or 3)", canvas.channels)));
     }
-    let mut pixmap = Pixmap::new(canvas.width, canvas.height)
-        .ok_or_else(|| unsupported(format!("a {}x{} canvas", canvas.width, canvas.height)))?;
-    pixmap.fill(colour([f.background; 3], 255));
-    draw_clutter(&mut pixmap, f, rng);
+    if canvas.width == 0 || canvas.height == 0 {
+        return Err(unsupported(format!("a {}x{} canvas", canvas.width, canvas.height)));
+    }
+    let (width, height) = (canvas.width as usize, canvas.height as usize);
+    let background = levels([f.background; 3], canvas.channels);
+    let mut painter = Painter::new(width, height, usize::from(canvas.channels), &background);
+    draw_clutter(&mut painter, f, canvas, rng);
     let (w, h) = (canvas.width as f32, canvas.height as f32);
     let side = w.min(h);
     let r = side * f32::from(f.size) / 100.0 * if f.count >= 3 { 0.8 } else { 1.0 };
     let (cx, cy) = (w * f32::from(f.x) / 100.0, h * f32::from(f.y) / 100.0);
-    let paint = shape_paint(f, canvas.channels, side);
     let count = f.count.max(1);
     // Neighbours on the ring are at least 2.3 radii apart.
     let ring = if count > 1 { 1.15 * r / libm::sinf(std::f32::consts::PI / f32::from(count)) } else { 0.0 };
-    if let Some((path, rule)) = shape_path(f.shape, r) {
-        for i in 0..count {
-            let phi = (f64::from(f.angle) + 360.0 * f64::from(i) / f64::from(count)).to_radians();
-            let px = cx + ring * libm::cos(phi) as f32;
-            let py = cy + ring * libm::sin(phi) as f32;
-            pixmap.fill_path(&path, &paint, rule, placed(f64::from(f.angle), px, py), None);
-        }
+    let mut outline = Outline::default();
+    for i in 0..count {
+        let phi = (f64::from(f.angle) + 360.0 * f64::from(i) / f64::from(count)).to_radians();
+        let px = cx + ring * libm::cos(phi) as f32;
+        let py = cy + ring * libm::sin(phi) as f32;
+        let frame = placed(f64::from(f.angle), px, py);
+        outline.clear();
+        shape_outline(f.shape, r, &mut outline);
+        outline.transform(&frame);
+        painter.fill(&outline, &shape_ink(f, canvas.channels, side, frame), 1.0);
     }
-    let mut data = samples(&pixmap, canvas.channels);
+    let mut data = painter.bytes();
     box_blur(&mut data, canvas, usize::from(f.blur));
     add_noise(&mut data, f.noise, rng);
     Ok(Pixels { width: canvas.width, height: canvas.height, channels: canvas.channels, data })
@@ -219,58 +193,57 @@ pub fn render_png(f: &ImageFactors, canvas: &Canvas, rng: &mut SeedRng) -> Resul
     Ok(encode_png(&render(f, canvas, rng)?)?)
 }
 
-/// The opaque pixmap's samples: RGB, or integer luma for grey.
-fn samples(pixmap: &Pixmap, channels: u8) -> Vec<u8> {
-    let rgba = pixmap.data();
-    if channels == 1 {
-        rgba.chunks_exact(4)
-            .map(|p| ((77 * u32::from(p[0]) + 150 * u32::from(p[1]) + 29 * u32::from(p[2]) + 128) >> 8) as u8)
-            .collect()
-    } else {
-        rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect()
-    }
-}
-
 /// A separable box blur of `radius` pixels, edges clamped, integer
-/// rounding: a running sum along each line, so the cost does not grow
-/// with the radius. Each line is copied once into a buffer padded with
-/// its end samples, `radius` on each side, so the sum slides over it
-/// without a clamp per sample.
+/// rounding: running sums, so the cost does not grow with the radius.
+/// Across, each line is copied once into a buffer padded with its end
+/// samples, `radius` on each side, so the sum slides over it without a
+/// clamp per sample; down, one sum per sample of a row slides over whole
+/// rows (the border rows repeated), a row at a time.
 fn box_blur(data: &mut [u8], canvas: &Canvas, radius: usize) {
     if radius == 0 {
         return;
     }
     let (w, h, c) = (canvas.width as usize, canvas.height as usize, usize::from(canvas.channels));
-    let taps = (2 * radius + 1) as u32;
-    let mut padded = vec![0u32; w.max(h) + 2 * radius];
-    // One line of `len` samples, `stride` apart, from `start`.
-    let mut line = |src: &[u8], dst: &mut [u8], start: usize, stride: usize, len: usize| {
-        let pad = &mut padded[..len + 2 * radius];
-        let first = u32::from(src[start]);
-        let last = u32::from(src[start + (len - 1) * stride]);
-        pad[..radius].fill(first);
-        for (i, p) in pad[radius..radius + len].iter_mut().enumerate() {
-            *p = u32::from(src[start + i * stride]);
-        }
-        pad[radius + len..].fill(last);
-        let mut sum: u32 = pad[..2 * radius + 1].iter().sum();
-        for i in 0..len {
-            dst[start + i * stride] = ((sum + taps / 2) / taps) as u8;
-            if i + 1 < len {
-                sum = sum + pad[i + 2 * radius + 1] - pad[i];
-            }
-        }
-    };
+    let taps = (2 * radius + 1) as u64;
+    // `(sum + taps / 2) / taps` by a multiplication: with `m` the ceiling
+    // of 2^32 / taps, `x · m >> 32` is `x / taps` rounded down for every
+    // `x` below 2^32 / taps (its error, under x / 2^32, stays below the
+    // 1 / taps that separates x / taps from the next whole number), and a
+    // sum of bytes over at most 511 taps (a `u8` radius) is far below it.
+    let m = (1u64 << 32).div_ceil(taps);
+    let mean = |sum: u32| (((u64::from(sum) + taps / 2) * m) >> 32) as u8;
+    let mut padded = vec![0u32; w + 2 * radius];
     let mut src = data.to_vec();
     for y in 0..h {
         for ch in 0..c {
-            line(&src, data, y * w * c + ch, c, w);
+            let start = y * w * c + ch;
+            let pad = &mut padded[..];
+            pad[..radius].fill(u32::from(src[start]));
+            for (i, p) in pad[radius..radius + w].iter_mut().enumerate() {
+                *p = u32::from(src[start + i * c]);
+            }
+            pad[radius + w..].fill(u32::from(src[start + (w - 1) * c]));
+            let mut sum: u32 = pad[..2 * radius + 1].iter().sum();
+            for i in 0..w {
+                data[start + i * c] = mean(sum);
+                if i + 1 < w {
+                    sum = sum + pad[i + 2 * radius + 1] - pad[i];
+                }
+            }
         }
     }
     src.copy_from_slice(data);
-    for x in 0..w {
-        for ch in 0..c {
-            line(&src, data, x * c + ch, w * c, h);
+    let row_len = w * c;
+    let row = |y: isize| &src[y.clamp(0, h as isize - 1) as usize * row_len..][..row_len];
+    let mut sums = vec![0u32; row_len];
+    for d in -(radius as isize)..=radius as isize {
+        sums.iter_mut().zip(row(d)).for_each(|(s, &v)| *s += u32::from(v));
+    }
+    for (y, out) in data.chunks_exact_mut(row_len).enumerate() {
+        out.iter_mut().zip(&sums).for_each(|(o, &s)| *o = mean(s));
+        let (enter, leave) = (row((y + radius + 1) as isize), row(y as isize - radius as isize));
+        for ((s, &e), &l) in sums.iter_mut().zip(enter).zip(leave) {
+            *s = *s + u32::from(e) - u32::from(l);
         }
     }
 }

@@ -14,8 +14,9 @@
 //! (brightness in grey images), a stripe texture's frequency — and
 //! nuisance factors: distractor dots and lines (clutter), box blur, pixel
 //! noise and the background level (around the seed's mean intensity).
-//! Shapes are anti-aliased tiny-skia fills under a rotation; blur and
-//! noise are integer arithmetic; [`sandmle_core::encode_png`] writes the
+//! Shapes are anti-aliased polygon fills under a rotation, each pixel
+//! covered by the exact area it shares with the outline; blur and noise
+//! are integer arithmetic; [`sandmle_core::encode_png`] writes the
 //! file, whose size depends on the canvas alone. The canvas is the seed's
 //! size capped at 64 pixels (32 when the seed's is under 16) with 1 or 3
 //! channels ([`canvas_for`]).
@@ -67,6 +68,7 @@
 mod draw;
 mod dress;
 mod factors;
+mod raster;
 mod rule;
 mod task;
 
@@ -78,4 +80,4 @@ pub(crate) use task::{domain_for, plan_images, realize_images};
 
 /// Version of the image generator, recorded in `provenance.json`'s
 /// `details.image_generator_version`: bumped whenever its output changes.
-pub const IMAGE_SYNTH_VERSION: &str = "1";
+pub const IMAGE_SYNTH_VERSION: &str = "2";
