@@ -67,9 +67,9 @@ fn squared_distances<const N: usize>(a: &[f64], bs: [&[f64]; N]) -> [f64; N] {
 }
 
 /// Every training row's squared distance from `q`, with its index, four
-/// training rows at a time. Where the processor has AVX2 ([`pulp::Arch`]
-/// decides once), a row's four lanes are one 256-bit register: each lane
-/// is the same chain of IEEE subtractions, products and additions as in
+/// training rows at a time. Where the processor has AVX2 ([`pulp::Arch`]),
+/// a row's four lanes are one 256-bit register: each lane is the same
+/// chain of IEEE subtractions, products and additions as in
 /// [`squared_distances`] (nothing fused), so the same bits, in half the
 /// instructions.
 fn distances(q: &[f64], train: &[Vec<f64>]) -> Vec<(f64, usize)> {
@@ -78,41 +78,54 @@ fn distances(q: &[f64], train: &[Vec<f64>]) -> Vec<(f64, usize)> {
         type Output = Vec<(f64, usize)>;
         #[inline(always)]
         fn with_simd<S: pulp::Simd>(self, simd: S) -> Self::Output {
-            if S::F64_LANES != 4 {
-                return distances_portable(self.0, self.1);
-            }
             let Distances(q, train) = self;
-            let mut all = Vec::with_capacity(train.len());
-            let mut blocks = train.chunks_exact(4);
-            for block in &mut blocks {
-                let at = all.len();
-                let d = wide_squared_distances(simd, q, [&block[0][..], &block[1], &block[2], &block[3]]);
-                all.extend(d.into_iter().zip(at..));
+            if S::F64_LANES != 4 {
+                return distances_portable(q, train);
             }
-            for t in blocks.remainder() {
-                let at = all.len();
-                all.push((wide_squared_distances(simd, q, [&t[..]])[0], at));
-            }
-            all
+            distances_by_fours(q, train, |bs| wide_squared_distances(simd, q, bs))
         }
     }
-    static ARCH: std::sync::OnceLock<pulp::Arch> = std::sync::OnceLock::new();
-    ARCH.get_or_init(pulp::Arch::new).dispatch(Distances(q, train))
+    pulp::Arch::new().dispatch(Distances(q, train))
 }
 
-/// [`squared_distances`] with each row's four lanes in one vector of `S`
-/// (which has four `f64` lanes).
+/// [`distances`] on the baseline processor (also inlined into each of
+/// its routes).
 #[inline(always)]
-fn wide_squared_distances<S: pulp::Simd, const N: usize>(simd: S, a: &[f64], bs: [&[f64]; N]) -> [f64; N] {
+fn distances_portable(q: &[f64], train: &[Vec<f64>]) -> Vec<(f64, usize)> {
+    distances_by_fours(q, train, |bs| squared_distances(q, bs))
+}
+
+/// Every training row's squared distance from `q`, with its index: the
+/// rows four at a time by `four`, the last few one at a time by
+/// [`squared_distances`] (the same bits as either route).
+#[inline(always)]
+fn distances_by_fours(q: &[f64], train: &[Vec<f64>], four: impl Fn([&[f64]; 4]) -> [f64; 4]) -> Vec<(f64, usize)> {
+    let mut all = Vec::with_capacity(train.len());
+    let mut blocks = train.chunks_exact(4);
+    for block in &mut blocks {
+        let at = all.len();
+        let d = four([&block[0][..], &block[1], &block[2], &block[3]]);
+        all.extend(d.into_iter().zip(at..));
+    }
+    for t in blocks.remainder() {
+        let at = all.len();
+        all.push((squared_distances(q, [&t[..]])[0], at));
+    }
+    all
+}
+
+/// [`squared_distances`] of four rows, each row's four lanes in one
+/// vector of `S` (which has four `f64` lanes).
+#[inline(always)]
+fn wide_squared_distances<S: pulp::Simd>(simd: S, a: &[f64], bs: [&[f64]; 4]) -> [f64; 4] {
     let len = bs.iter().fold(a.len(), |m, b| m.min(b.len()));
     let (a, bs) = (&a[..len], bs.map(|b| &b[..len]));
     let (a_wide, a_tail) = S::as_simd_f64s(a);
     let b_wide = bs.map(|b| S::as_simd_f64s(b).0);
-    let mut acc = [simd.splat_f64s(0.0); N];
+    let mut acc = [simd.splat_f64s(0.0); 4];
     for (i, &x) in a_wide.iter().enumerate() {
         for (acc, b) in acc.iter_mut().zip(&b_wide) {
-            let y = b[i];
-            let d = simd.sub_f64s(x, y);
+            let d = simd.sub_f64s(x, b[i]);
             *acc = simd.add_f64s(*acc, simd.mul_f64s(d, d));
         }
     }
@@ -122,24 +135,6 @@ fn wide_squared_distances<S: pulp::Simd, const N: usize>(simd: S, a: &[f64], bs:
         let acc: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&acc[n]));
         (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
     })
-}
-
-/// [`distances`] compiled for the baseline processor alone (inlined into
-/// each of its routes).
-#[inline(always)]
-fn distances_portable(q: &[f64], train: &[Vec<f64>]) -> Vec<(f64, usize)> {
-    let mut all = Vec::with_capacity(train.len());
-    let mut blocks = train.chunks_exact(4);
-    for block in &mut blocks {
-        let at = all.len();
-        let d = squared_distances(q, [&block[0][..], &block[1], &block[2], &block[3]]);
-        all.extend(d.into_iter().zip(at..));
-    }
-    for t in blocks.remainder() {
-        let at = all.len();
-        all.push((squared_distances(q, [&t[..]])[0], at));
-    }
-    all
 }
 
 fn row_slice<'a>(row: &'a ArrayView1<'_, f64>, scratch: &'a mut Vec<f64>) -> &'a [f64] {

@@ -217,7 +217,7 @@ fn box_blur(data: &mut [u8], canvas: &Canvas, radius: usize) {
     for y in 0..h {
         for ch in 0..c {
             let start = y * w * c + ch;
-            let pad = &mut padded[..];
+            let pad = &mut padded;
             pad[..radius].fill(u32::from(src[start]));
             for (i, p) in pad[radius..radius + w].iter_mut().enumerate() {
                 *p = u32::from(src[start + i * c]);

@@ -8,16 +8,16 @@
 //! a fill costs about its own area. Outlines are polygons; circles are
 //! regular polygons of [`CIRCLE_SIDES`] sides, fewer for small radii (a
 //! chord strays at most `r·(1 - cos(π/n))`: under 0.07 px for the
-//! 12-gons of radius under 2, 0.06 px for the 24-gons under 6, 0.09 px for
-//! the 32-gons up to the largest radius drawn on a 64-pixel canvas). All arithmetic is `f32`
-//! in a fixed order, with `libm` for the angles.
+//! 12-gons of radius under 2, 0.06 px for the 24-gons under 6, 0.09 px
+//! for the 32-gons up to the largest radius drawn on a 64-pixel canvas).
+//! All arithmetic is `f32` in a fixed order, with `libm` for the angles.
 
 use ab_glyph_rasterizer::{Rasterizer, point};
 use std::sync::OnceLock;
 
 /// Sides of the polygons circles are drawn as, by radius: up to 2
 /// pixels, up to 6, and larger.
-pub(super) const CIRCLE_SIDES: [usize; 3] = [12, 24, 32];
+const CIRCLE_SIDES: [usize; 3] = [12, 24, 32];
 
 /// The radii below which a circle takes the first and second entry of
 /// [`CIRCLE_SIDES`].
