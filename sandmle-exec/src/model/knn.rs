@@ -121,14 +121,19 @@ fn wide_squared_distances<S: pulp::Simd>(simd: S, a: &[f64], bs: [&[f64]; 4]) ->
     let len = bs.iter().fold(a.len(), |m, b| m.min(b.len()));
     let (a, bs) = (&a[..len], bs.map(|b| &b[..len]));
     let (a_wide, a_tail) = S::as_simd_f64s(a);
-    let b_wide = bs.map(|b| S::as_simd_f64s(b).0);
-    let mut acc = [simd.splat_f64s(0.0); 4];
-    for (i, &x) in a_wide.iter().enumerate() {
-        for (acc, b) in acc.iter_mut().zip(&b_wide) {
-            let d = simd.sub_f64s(x, b[i]);
-            *acc = simd.add_f64s(*acc, simd.mul_f64s(d, d));
-        }
+    let [b0, b1, b2, b3] = bs.map(|b| S::as_simd_f64s(b).0);
+    // Four named sums, which stay in registers through the loop (an
+    // array of them, read by index after it, was kept in memory).
+    let zero = simd.splat_f64s(0.0);
+    let (mut s0, mut s1, mut s2, mut s3) = (zero, zero, zero, zero);
+    let add = |s: S::f64s, x: S::f64s, y: S::f64s| {
+        let d = simd.sub_f64s(x, y);
+        simd.add_f64s(s, simd.mul_f64s(d, d))
+    };
+    for ((((&x, &y0), &y1), &y2), &y3) in a_wide.iter().zip(b0).zip(b1).zip(b2).zip(b3) {
+        (s0, s1, s2, s3) = (add(s0, x, y0), add(s1, x, y1), add(s2, x, y2), add(s3, x, y3));
     }
+    let acc = [s0, s1, s2, s3];
     let full = len - a_tail.len();
     std::array::from_fn(|n| {
         let tail: f64 = a_tail.iter().zip(&bs[n][full..]).map(|(x, y)| (x - y) * (x - y)).sum();

@@ -764,43 +764,25 @@ fn keep(s: Option<Split>, best: &mut Option<Split>) {
 }
 
 /// Nodes of at least this many rows sort by counting (a pass over 256 bin
-/// counters costs about what a comparison sort of this many keys does).
+/// counters costs about what ranking this many keys does); fewer, by rank.
 const COUNT_SORT_MIN: usize = 32;
-
-/// Nodes of fewer rows sort by rank (`n²` comparisons without a branch).
-const RANK_SORT_BELOW: usize = 16;
 
 /// Sorts the places of a node's rows by their bins `codes` (in place
 /// order), then by place, and returns the sorted keys: each key holds a
 /// bin 32 bits up ([`key_bin`]) and a place below ([`key_place`]). `keys`
 /// is scratch.
 ///
-/// A node of fewer than [`RANK_SORT_BELOW`] rows is sorted by rank (each
-/// key placed after the keys below it, counted without a branch), one of
-/// [`COUNT_SORT_MIN`] rows or more by counting: the
-/// keys are made in place order and each is put after every key of a lower
-/// bin and every earlier key of its own, which is the order a comparison
-/// sort of the keys gives, in a pass over the rows and one over the bins.
+/// A node of fewer than [`COUNT_SORT_MIN`] rows is sorted by rank
+/// ([`rank_sort`]), one of more by counting: the keys are made in place
+/// order and each is put after every key of a lower bin and every earlier
+/// key of its own, which is the order a comparison sort of the keys gives,
+/// in a pass over the rows and one over the bins.
 fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) -> &[u64] {
     keys.clear();
     keys.extend(codes.enumerate().map(|(i, c)| (u64::from(c) << 32) | i as u64));
     let n = keys.len();
-    if n < RANK_SORT_BELOW {
-        // Each key goes to its rank, the number of keys below it (keys are
-        // distinct: their places are), counted without a branch where
-        // insertion sort's every comparison is as good as random to the
-        // processor.
-        keys.resize(2 * n, 0);
-        let (unsorted, sorted) = keys.split_at_mut(n);
-        for &k in unsorted.iter() {
-            let rank: usize = unsorted.iter().map(|&other| usize::from(other < k)).sum();
-            sorted[rank] = k;
-        }
-        return &keys[n..];
-    }
     if n < COUNT_SORT_MIN {
-        keys.sort_unstable();
-        return keys;
+        return rank_sort(keys);
     }
     let mut next = [0u32; 256];
     for &k in keys.iter() {
@@ -818,6 +800,38 @@ fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) -> &[u64] {
         let slot = &mut next[usize::from(key_bin(k))];
         sorted[*slot as usize] = k;
         *slot += 1;
+    }
+    &keys[n..]
+}
+
+/// [`sort_by_bin`] of fewer than [`COUNT_SORT_MIN`] keys: each key goes to
+/// its rank, the number of keys below it (keys are distinct: their places
+/// are). The ranks are counted over 16-bit copies of the keys, `bin · 32 +
+/// place` (the same order, as a place is below 32), 16 or 32 lanes at a
+/// time without a branch, where a comparison sort's every comparison is as
+/// good as random to the processor.
+fn rank_sort(keys: &mut Vec<u64>) -> &[u64] {
+    if keys.len() < COUNT_SORT_MIN / 2 {
+        rank_sort_in::<{ COUNT_SORT_MIN / 2 }>(keys)
+    } else {
+        rank_sort_in::<COUNT_SORT_MIN>(keys)
+    }
+}
+
+/// [`rank_sort`] of at most `LANES` keys.
+fn rank_sort_in<const LANES: usize>(keys: &mut Vec<u64>) -> &[u64] {
+    let n = keys.len();
+    debug_assert!(n <= LANES && LANES <= 32);
+    // Unused lanes hold a key above every real one (at most 255 · 32 + 31).
+    let mut small = [i16::MAX; LANES];
+    for (s, &k) in small.iter_mut().zip(keys.iter()) {
+        *s = (i16::from(key_bin(k)) << 5) | key_place(k) as i16;
+    }
+    keys.resize(2 * n, 0);
+    let (unsorted, sorted) = keys.split_at_mut(n);
+    for (&k, &me) in unsorted.iter().zip(&small) {
+        let rank: i16 = small.iter().map(|&other| i16::from(other < me)).sum();
+        sorted[rank as usize] = k;
     }
     &keys[n..]
 }
@@ -867,8 +881,8 @@ mod tests {
     fn rank_and_counting_sorts_by_bin_order_keys_as_a_comparison_sort() {
         let mut rng = rng_for(7, "sort_by_bin");
         let mut keys = Vec::new();
-        let (rank, count) = (RANK_SORT_BELOW, COUNT_SORT_MIN);
-        for len in [0, 1, 2, 5, rank - 1, rank, rank + 1, count - 1, count, count + 1, 200, 1000] {
+        let count = COUNT_SORT_MIN;
+        for len in [0, 1, 2, 5, 15, 16, 17, count - 1, count, count + 1, 200, 1000] {
             for bins in [1u16, 2, 17, 256] {
                 let codes: Vec<u8> = (0..len).map(|_| rng.random_range(0..bins) as u8).collect();
                 let mut expected: Vec<u64> =

@@ -24,6 +24,8 @@
 use super::lbfgs::{self, Params, Report, dot, row_dots};
 use ndarray::{Array2, ArrayView2};
 
+mod wide;
+
 /// A fitted model: `K` coefficient vectors (one for two classes).
 #[derive(Debug, Clone)]
 pub(crate) struct Logistic {
@@ -82,7 +84,7 @@ impl Logistic {
             let mut obj = Binary { x: xs, y, n, d, l2, z: Vec::new() };
             lbfgs::minimize(|w, g| obj.eval(w, g), &mut w, Params::default())
         } else {
-            let mut obj = Multinomial { x: xs, y, n, d, k, l2, raw: vec![0.0; k] };
+            let mut obj = Multinomial { x: xs, y, n, d, k, l2, raw: vec![0.0; k], blocks: None };
             lbfgs::minimize(|w, g| obj.eval(w, g), &mut w, Params::default())
         };
         let intercept = w.split_off(d * k);
@@ -169,14 +171,16 @@ struct Multinomial<'a> {
     k: usize,
     l2: f64,
     raw: Vec<f64>,
+    /// The rows four at a time for [`wide::eval`], made on its first call.
+    blocks: Option<wide::RowBlocks>,
 }
 
-/// Class counts whose scores [`Multinomial::eval`] keeps in registers,
-/// two rows at a time.
+/// Class counts whose scores [`Multinomial::eval`] keeps in registers:
+/// `$route::<K>` for those, one row at a time for more.
 macro_rules! by_classes {
-    ($self:ident, $w:ident, $g:ident; $($k:literal)*) => {
+    ($self:ident, $w:ident, $g:ident, $route:ident; $($k:literal)*) => {
         match $self.k {
-            $($k => $self.eval_pairs::<$k>($w, $g),)*
+            $($k => $self.$route::<$k>($w, $g),)*
             _ => $self.eval_rows($w, $g),
         }
     };
@@ -185,14 +189,28 @@ macro_rules! by_classes {
 impl Multinomial<'_> {
     /// The objective and its gradient (into `g`).
     ///
-    /// Up to 16 classes, two rows are scored at a time, their `K` scores
-    /// held in registers (a fixed `K`), each coefficient read once for
-    /// both; more classes take one row at a time through memory. Either
-    /// way every score, the loss and every gradient entry add the same
+    /// Up to 16 classes, four rows are scored at a time where the
+    /// processor has four `f64` lanes ([`wide::eval`]), else two rows at a
+    /// time ([`Multinomial::eval_pairs`]), their `K` scores held in
+    /// registers (a fixed `K`), each coefficient read once for all of
+    /// them; more classes take one row at a time through memory. Every
+    /// way, every score, the loss and every gradient entry add the same
     /// terms in the same order (features in order; rows in order), so the
     /// result is the same bit for bit.
     fn eval(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
-        by_classes!(self, w, g; 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+        by_classes!(self, w, g, eval_wide; 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    }
+
+    /// [`Multinomial::eval`] without the four-lane route.
+    #[cfg(test)]
+    fn eval_two_lanes(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
+        by_classes!(self, w, g, eval_pairs; 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    }
+
+    /// [`wide::eval`] for `K` classes, or [`Multinomial::eval_pairs`] where
+    /// the processor has no four `f64` lanes.
+    fn eval_wide<const K: usize>(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
+        wide::eval::<K>(self, w, g).unwrap_or_else(|| self.eval_pairs::<K>(w, g))
     }
 
     /// [`Multinomial::eval`] one row at a time, any number of classes.
@@ -347,7 +365,7 @@ mod tests {
             let mut o = Binary { x: xs, y, n, d, l2, z: Vec::new() };
             Box::new(move |w, g| o.eval(w, g))
         } else {
-            let mut o = Multinomial { x: xs, y, n, d, k, l2, raw: vec![0.0; k] };
+            let mut o = Multinomial { x: xs, y, n, d, k, l2, raw: vec![0.0; k], blocks: None };
             Box::new(move |w, g| o.eval(w, g))
         };
         let len = (d + 1) * k;
@@ -370,25 +388,28 @@ mod tests {
     }
 
     #[test]
-    fn two_rows_at_a_time_score_as_one_row_at_a_time() {
+    fn two_and_four_rows_at_a_time_score_as_one_row_at_a_time() {
         let mut state = 11u64;
         let mut next = || {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             ((state >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0
         };
-        for (n, d, k) in [(7, 3, 3), (8, 5, 10), (1, 4, 4), (33, 9, 16), (20, 2, 7)] {
+        for (n, d, k) in [(7, 3, 3), (8, 5, 10), (1, 4, 4), (33, 9, 16), (20, 2, 7), (13, 350, 10), (4, 8, 11)] {
             let x: Vec<f64> = (0..n * d).map(|_| next()).collect();
             let y: Vec<usize> = (0..n).map(|i| (i * 5 + 1) % k).collect();
             let w: Vec<f64> = (0..(d + 1) * k).map(|_| next()).collect();
-            let mut o = Multinomial { x: &x, y: &y, n, d, k, l2: 0.1, raw: vec![0.0; k] };
-            let (mut g1, mut g2) = (vec![0.0; w.len()], vec![0.0; w.len()]);
+            let mut o = Multinomial { x: &x, y: &y, n, d, k, l2: 0.1, raw: vec![0.0; k], blocks: None };
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let mut g1 = vec![0.0; w.len()];
             let one = o.eval_rows(&w, &mut g1);
-            let fast = o.eval(&w, &mut g2);
-            assert_eq!(one.to_bits(), fast.to_bits(), "n {n} d {d} k {k}");
-            assert_eq!(
-                g1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                g2.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            // Two rows at a time, and four (where the processor has the
+            // lanes; else the same two-row route again).
+            for route in [Multinomial::eval_two_lanes, Multinomial::eval] {
+                let mut g2 = vec![0.0; w.len()];
+                let fast = route(&mut o, &w, &mut g2);
+                assert_eq!(one.to_bits(), fast.to_bits(), "n {n} d {d} k {k}");
+                assert_eq!(bits(&g1), bits(&g2), "n {n} d {d} k {k}");
+            }
         }
     }
 
