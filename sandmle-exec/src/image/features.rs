@@ -131,12 +131,18 @@ impl ImageFeaturizer {
         let planes = self.planes(pixels);
         let mut out = Vec::with_capacity(self.len());
         let (ox, oy) = (overlaps(w, GRID), overlaps(h, GRID));
+        // The triples of each cell across (`ox` is in pixel order, so in
+        // cell order), summed in a register before the cell's total: the
+        // sums are whole numbers, the same in any order.
+        let columns: Vec<&[(usize, usize, u64)]> = ox.chunk_by(|a, b| a.1 == b.1).collect();
         for plane in &planes {
             let mut acc = [0u64; GRID * GRID];
             for &(y, cy, wy) in &oy {
                 let row = &plane[y * w..(y + 1) * w];
-                for &(x, cx, wx) in &ox {
-                    acc[cy * GRID + cx] += wy * wx * u64::from(row[x]);
+                let cells = &mut acc[cy * GRID..][..GRID];
+                for column in &columns {
+                    let sum: u64 = column.iter().map(|&(x, _, wx)| wx * u64::from(row[x])).sum();
+                    cells[column[0].1] += wy * sum;
                 }
             }
             let denom = (w * h) as f64 * 255.0;
@@ -163,8 +169,10 @@ impl ImageFeaturizer {
         let n = (w * h) as u128;
         let mut sds = Vec::with_capacity(planes.len());
         for plane in &planes {
-            let s: u128 = plane.iter().map(|&v| u128::from(v)).sum();
-            let ss: u128 = plane.iter().map(|&v| u128::from(v) * u128::from(v)).sum();
+            // In 64 bits (under 2^48 for any image below 2^32 pixels),
+            // widened for the variance's products.
+            let s = u128::from(plane.iter().map(|&v| u64::from(v)).sum::<u64>());
+            let ss = u128::from(plane.iter().map(|&v| u64::from(v) * u64::from(v)).sum::<u64>());
             out.push(s as f64 / (n as f64 * 255.0));
             let var = (n * ss - s * s) as f64 / ((n * n) as f64 * 65025.0);
             sds.push(var.sqrt());

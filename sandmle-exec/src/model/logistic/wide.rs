@@ -61,6 +61,70 @@ pub(super) fn eval<const K: usize>(m: &mut Multinomial<'_>, w: &[f64], g: &mut [
     pulp::Arch::new().dispatch(Wide::<K>(m, w, g))
 }
 
+/// Every row's `K` class scores (intercepts plus features times
+/// coefficients, features in order) of the `n x d` row-major `x`, rows
+/// after rows, four rows a block as in [`eval`]; `None` where the
+/// processor has no four `f64` lanes.
+pub(super) fn scores<const K: usize>(x: &[f64], d: usize, coef: &[f64], intercept: &[f64]) -> Option<Vec<[f64; K]>> {
+    struct Scores<'a, const K: usize>(&'a [f64], usize, &'a [f64], &'a [f64]);
+    impl<const K: usize> pulp::WithSimd for Scores<'_, K> {
+        type Output = Option<Vec<[f64; K]>>;
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
+            let Scores(x, d, coef, intercept) = self;
+            if S::F64_LANES != LANES || d == 0 || intercept.len() != K || coef.len() != d * K {
+                return None;
+            }
+            let b: [f64; K] = std::array::from_fn(|c| intercept[c]);
+            let mut out = Vec::with_capacity(x.len() / d);
+            let mut lanes = vec![0.0; LANES * d];
+            let mut blocks = x.chunks_exact(LANES * d);
+            for rows in &mut blocks {
+                for (r, row) in rows.chunks_exact(d).enumerate() {
+                    for (j, &v) in row.iter().enumerate() {
+                        lanes[j * LANES + r] = v;
+                    }
+                }
+                out.extend(block_scores::<S, K>(simd, &lanes, coef, &b));
+            }
+            for row in blocks.remainder().chunks_exact(d) {
+                let mut z = b;
+                for (&v, wj) in row.iter().zip(coef.chunks_exact(K)) {
+                    for (zc, &wjc) in z.iter_mut().zip(wj) {
+                        *zc += v * wjc;
+                    }
+                }
+                out.push(z);
+            }
+            Some(out)
+        }
+    }
+    pulp::Arch::new().dispatch(Scores::<K>(x, d, coef, intercept))
+}
+
+/// Four rows' class scores from their features laid side by side
+/// (`lanes[j · 4 + r]`): from the intercepts `b`, features in order.
+#[inline(always)]
+fn block_scores<S: Simd, const K: usize>(simd: S, lanes: &[f64], coef: &[f64], b: &[f64; K]) -> [[f64; K]; LANES] {
+    let mut acc: [S::f64s; K] = std::array::from_fn(|c| simd.splat_f64s(b[c]));
+    let (lanes, _) = S::as_simd_f64s(lanes);
+    for (&xv, wj) in lanes.iter().zip(coef.chunks_exact(K)) {
+        for (a, &wjc) in acc.iter_mut().zip(wj) {
+            *a = simd.add_f64s(*a, simd.mul_f64s(xv, simd.splat_f64s(wjc)));
+        }
+    }
+    let mut z = [[0.0; K]; LANES];
+    for (c, &four) in acc.iter().enumerate() {
+        // Read from a copy: a reference into `acc` would keep the scores
+        // in memory through the loop above.
+        let four: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&four));
+        for (zr, &v) in z.iter_mut().zip(four) {
+            zr[c] = v;
+        }
+    }
+    z
+}
+
 /// [`eval`] in `S`'s registers (four `f64` lanes).
 #[inline(always)]
 fn eval_in<S: Simd, const K: usize>(simd: S, m: &mut Multinomial<'_>, w: &[f64], g: &mut [f64]) -> f64 {
@@ -74,24 +138,8 @@ fn eval_in<S: Simd, const K: usize>(simd: S, m: &mut Multinomial<'_>, w: &[f64],
     let mut loss = 0.0;
     let mut block_rows = blocks.lanes.chunks_exact(LANES * d).zip(x.chunks_exact(LANES * d));
     for (block, (lanes, rows)) in (&mut block_rows).enumerate() {
-        // Four rows' scores for each class, from the intercepts, features
-        // in order.
-        let mut acc: [S::f64s; K] = std::array::from_fn(|c| simd.splat_f64s(b[c]));
-        let (lanes, _) = S::as_simd_f64s(lanes);
-        for (&xv, wj) in lanes.iter().zip(coef.chunks_exact(K)) {
-            for (a, &wjc) in acc.iter_mut().zip(wj) {
-                *a = simd.add_f64s(*a, simd.mul_f64s(xv, simd.splat_f64s(wjc)));
-            }
-        }
-        let mut z = [[0.0; K]; LANES];
-        for (c, &lanes) in acc.iter().enumerate() {
-            // Read from a copy: a reference into `acc` would keep the
-            // scores in memory through the loop above.
-            let a: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&lanes));
-            for (zr, &v) in z.iter_mut().zip(a) {
-                zr[c] = v;
-            }
-        }
+        let b: &[f64; K] = b.first_chunk().unwrap_or(&[0.0; K]);
+        let mut z = block_scores::<S, K>(simd, lanes, coef, b);
         for (r, zr) in z.iter_mut().enumerate() {
             loss += residuals(zr, y[block * LANES + r]);
         }
