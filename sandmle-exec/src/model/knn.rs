@@ -185,6 +185,10 @@ fn nearest(d: &Data<'_>, k: usize, parallel: bool) -> Vec<Vec<(f64, usize)>> {
         if k < all.len() {
             all.select_nth_unstable_by(k - 1, by);
             all.truncate(k);
+            // Each test row keeps its k rows only: a list as long as the
+            // training table per test row (megabytes over an image task's
+            // test rows) cost the process fresh pages.
+            all.shrink_to_fit();
         }
         all.sort_unstable_by(by);
         all

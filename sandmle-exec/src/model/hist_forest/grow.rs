@@ -201,25 +201,13 @@ impl<'a> Grower<'a> {
         scratch: Scratch,
     ) -> Self {
         let stride = kind.width() + 1;
-        let wanted = p.max_features.clamp(1, bins.codes.len().max(1));
         let Scratch {
-            mut hist,
-            adds,
-            packed,
-            local_packed,
-            keys,
-            local,
-            right,
-            lists,
-            node_records,
-            fixed,
-            mut rngs,
-            ..
+            hist, adds, packed, local_packed, keys, local, right, lists, node_records, fixed, mut rngs, ..
         } = scratch;
         rngs.clear();
         let Fixed { packed_hist, packed_scan, scan_runs } = fixed;
-        // `hist` is all zeros (a fresh vector, or a finished grower's).
-        hist.resize(wanted * (MAX_BINS + 1) * stride, 0.0);
+        // `hist` is all zeros (a fresh vector, or a finished grower's); it
+        // grows when a batch first needs more (`Grower::best_split`).
         Grower {
             bins,
             kind,
@@ -526,6 +514,13 @@ impl<'a> Grower<'a> {
             gathered = true;
         }
         if !listed.is_empty() {
+            // Zeros for as many histograms as the batch has: a tree of
+            // every feature (hundreds of them) would otherwise zero
+            // megabytes per tree that its presorted nodes never read.
+            let need = listed.len() * (MAX_BINS + 1) * self.stride();
+            if self.hist.len() < need {
+                self.hist.resize(need, 0.0);
+            }
             self.batch_histograms(&listed, rows);
         }
         let mut c = 0;
