@@ -34,11 +34,18 @@ pub(super) fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
         (planes[0].iter().map(|&v| i64::from(v)).collect(), 255.0)
     };
     let grey: Vec<f64> = luma.iter().map(|&l| l as f64 / scale).collect();
-    let mut cells = if w.is_multiple_of(HOG_CELLS) && h.is_multiple_of(HOG_CELLS) {
-        whole_cell_sums(&luma, &grey, w, h)
-    } else {
-        split_cell_sums(&luma, &grey, w, h)
-    };
+    // The diagonals' bins are a function of the gradient alone, kept from
+    // image to image on the thread.
+    thread_local! {
+        static DIAGONALS: std::cell::RefCell<Diagonals> = std::cell::RefCell::new(Diagonals::default());
+    }
+    let mut cells = DIAGONALS.with_borrow_mut(|diagonals| {
+        if w.is_multiple_of(HOG_CELLS) && h.is_multiple_of(HOG_CELLS) {
+            whole_cell_sums(&luma, &grey, w, h, diagonals)
+        } else {
+            split_cell_sums(&luma, &grey, w, h, diagonals)
+        }
+    });
     for cell in cells.chunks_mut(HOG_BINS) {
         let norm = (cell.iter().map(|v| v * v).sum::<f64>() + HOG_EPS * HOG_EPS).sqrt();
         cell.iter_mut().for_each(|v| *v /= norm);
@@ -47,7 +54,7 @@ pub(super) fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
 }
 
 /// The cells' sums for any size: each pixel's overlaps with the cells.
-fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {
+fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &mut Diagonals) -> Vec<f64> {
     let (ox, oy) = (overlaps(w, HOG_CELLS), overlaps(h, HOG_CELLS));
     // Each pixel's first overlap triple, to walk its cells.
     let first = |o: &[(usize, usize, u64)], n: usize| {
@@ -73,7 +80,7 @@ fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {
             }
             let dx = luma[y * w + right] - luma[y * w + left];
             let dy = luma[down * w + x] - luma[up * w + x];
-            let bin = orientation_bin(dx, dy).unwrap_or_else(|| float_orientation_bin(gx, gy));
+            let bin = orientation_bin(dx, dy).unwrap_or_else(|| diagonals.bin(gx, gy));
             let (ys, xs) = (&oy[sy[y]..sy[y + 1]], &ox[sx[x]..sx[x + 1]]);
             if let ([(_, cy, wy)], [(_, cx, wx)]) = (ys, xs) {
                 // One cell (most pixels): the same addition, without the
@@ -97,7 +104,7 @@ fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {
 /// product and a quotient by `G²`, a power of two), to its cell's bin: the same
 /// numbers, added to each bin in the same row-major order. A row's
 /// magnitudes are found in one pass the compiler vectorizes.
-fn whole_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {
+fn whole_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &mut Diagonals) -> Vec<f64> {
     let mut cells = vec![0f64; HOG_CELLS * HOG_CELLS * HOG_BINS];
     // Each column's first bin in a row of cells.
     let column_cell: Vec<usize> = (0..w).map(|x| x * HOG_CELLS / w * HOG_BINS).collect();
@@ -122,7 +129,7 @@ fn whole_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize) -> Vec<f64> {
             }
             let (left, right) = (x.saturating_sub(1), (x + 1).min(w - 1));
             let bin = orientation_bin(l_row[right] - l_row[left], l_down[x] - l_up[x])
-                .unwrap_or_else(|| float_orientation_bin(row[right] - row[left], below[x] - above[x]));
+                .unwrap_or_else(|| diagonals.bin(row[right] - row[left], below[x] - above[x]));
             cell_row[column_cell[x] + bin] += mag;
         }
     }
@@ -168,6 +175,51 @@ fn orientation_bin(dx: i64, dy: i64) -> Option<usize> {
     let below_three_eighths = below_diagonal | ((dy - a) * (dy - a) < 2 * a * a);
     let held = usize::from(below_eighth) + usize::from(below_diagonal) + usize::from(below_three_eighths);
     Some(std::hint::select_unpredictable(positive, 3 - held, 4 + held))
+}
+
+/// One image's diagonal gradients' bins ([`float_orientation_bin`]), by
+/// their signs and the quotient `|gy / gx|`.
+///
+/// libm's `atan2(y, x)` of finite, nonzero `x` and `y` with `|y / x|`
+/// between 2^-64 and 2^64 is `atan(|y / x|)` placed by the two signs
+/// alone (negated, or taken from π), so the bin is a function of those
+/// three. A diagonal's quotient lies within a few ulps of 1: the bins of
+/// quotients within [`Diagonals::ULPS`] of it are kept in a table by signs
+/// and distance, and diagonals call `atan2` a few times a thread instead
+/// of once each.
+struct Diagonals {
+    /// Per signs, per quotient `1 + (i - ULPS)` ulps of 1's bits: the bin,
+    /// or [`Diagonals::UNKNOWN`].
+    bins: [[u8; 2 * Diagonals::ULPS]; 4],
+}
+
+impl Default for Diagonals {
+    fn default() -> Self {
+        Diagonals { bins: [[Diagonals::UNKNOWN; 2 * Diagonals::ULPS]; 4] }
+    }
+}
+
+impl Diagonals {
+    /// Quotients kept on each side of 1, in steps of its bits.
+    const ULPS: usize = 512;
+    /// No bin found yet.
+    const UNKNOWN: u8 = u8::MAX;
+
+    /// [`float_orientation_bin`] of a gradient whose parts are finite and
+    /// nonzero (a diagonal's: its quotient near 1).
+    fn bin(&mut self, gx: f64, gy: f64) -> usize {
+        let signs = usize::from(gy.is_sign_negative()) | usize::from(gx.is_sign_negative()) << 1;
+        let q = (gy / gx).abs();
+        let at = (q.to_bits() as i64 - 1f64.to_bits() as i64).checked_add(Self::ULPS as i64);
+        let Some(slot) = at.and_then(|a| usize::try_from(a).ok()).filter(|&a| a < 2 * Self::ULPS) else {
+            return float_orientation_bin(gx, gy);
+        };
+        let known = &mut self.bins[signs][slot];
+        if *known == Self::UNKNOWN {
+            *known = float_orientation_bin(gx, gy) as u8;
+        }
+        usize::from(*known)
+    }
 }
 
 /// The orientation bin of a floating-point gradient, not both zero:
@@ -221,7 +273,11 @@ mod tests {
                     })
                     .collect();
                 let grey: Vec<f64> = luma.iter().map(|&l| l as f64 / scale).collect();
-                let (a, b) = (whole_cell_sums(&luma, &grey, w, h), split_cell_sums(&luma, &grey, w, h));
+                let mut d = Diagonals::default();
+                let (a, b) = (
+                    whole_cell_sums(&luma, &grey, w, h, &mut d),
+                    split_cell_sums(&luma, &grey, w, h, &mut Diagonals::default()),
+                );
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&a), bits(&b), "{w} x {h}, image {image}");
                 assert!(a.iter().any(|&v| v > 0.0), "{w} x {h}, image {image}: a gradient somewhere");
@@ -284,6 +340,47 @@ mod tests {
             }
         }
         assert!(checked > 1_500_000, "{checked}");
+    }
+
+    /// The memo of diagonal bins gives atan2's bin for every diagonal of
+    /// grey levels (every pair of levels a difference apart, all four sign
+    /// pairs) and for colour lumas, whether it computes or recalls it.
+    #[test]
+    fn diagonal_bins_are_atan2s() {
+        let mut checked = 0;
+        let mut memo = Diagonals::default();
+        let mut check = |gx: f64, gy: f64, memo: &mut Diagonals| {
+            let want = float_orientation_bin(gx, gy);
+            assert_eq!(memo.bin(gx, gy), want, "gx {gx:e} gy {gy:e}");
+            assert_eq!(Diagonals::default().bin(gx, gy), want, "fresh: gx {gx:e} gy {gy:e}");
+            checked += 1;
+        };
+        let g = |l: i64, scale: f64| l as f64 / scale;
+        for d in [1i64, 2, 3, 7, 64, 255] {
+            for a in d..=255 {
+                for b in (d..=255).step_by(5) {
+                    for (sx, sy) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+                        let gx = sx as f64 * (g(a, 255.0) - g(a - d, 255.0));
+                        let gy = sy as f64 * (g(b, 255.0) - g(b - d, 255.0));
+                        check(gx, gy, &mut memo);
+                    }
+                }
+            }
+        }
+        let mut state = 0xD1A6_u64;
+        let mut next = |m: i64| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) % m as u64) as i64
+        };
+        for _ in 0..100_000 {
+            let d = 1 + next(255_000);
+            let (a, b) = (d + next(255_001 - d), d + next(255_001 - d));
+            let (sx, sy) = (1 - 2 * next(2), 1 - 2 * next(2));
+            let gx = sx as f64 * (g(a, 255_000.0) - g(a - d, 255_000.0));
+            let gy = sy as f64 * (g(b, 255_000.0) - g(b - d, 255_000.0));
+            check(gx, gy, &mut memo);
+        }
+        assert!(checked > 200_000, "{checked}");
     }
 
     #[test]
