@@ -183,6 +183,25 @@ impl ImageFeaturizer {
 
     /// The image's colour planes, alpha composited over black.
     fn planes(&self, p: &Pixels) -> Vec<Vec<u8>> {
+        let n = p.width as usize * p.height as usize;
+        // The common cases, plane by plane without a choice per sample.
+        match (self.colour, p.channels) {
+            (false, 1) => vec![p.data[..n].to_vec()],
+            (true, 3) => {
+                let mut planes: Vec<Vec<u8>> = (0..3).map(|_| Vec::with_capacity(n)).collect();
+                for s in p.data[..3 * n].chunks_exact(3) {
+                    for (plane, &v) in planes.iter_mut().zip(s) {
+                        plane.push(v);
+                    }
+                }
+                planes
+            }
+            _ => self.planes_by_sample(p),
+        }
+    }
+
+    /// [`ImageFeaturizer::planes`], sample by sample, for any channels.
+    fn planes_by_sample(&self, p: &Pixels) -> Vec<Vec<u8>> {
         let ch = p.channels as usize;
         let n = p.width as usize * p.height as usize;
         let over = |v: u8, a: u8| ((u32::from(v) * u32::from(a) + 127) / 255) as u8;
@@ -195,8 +214,7 @@ impl ImageFeaturizer {
                 _ => over(s[k], s[3]),
             }
         };
-        let src_colour = ch >= 3;
-        match (self.colour, src_colour) {
+        match (self.colour, ch >= 3) {
             (true, true) => (0..3).map(|k| (0..n).map(|i| colour_at(i, k)).collect()).collect(),
             (true, false) => {
                 let g: Vec<u8> = (0..n).map(|i| colour_at(i, 0)).collect();
@@ -247,6 +265,17 @@ mod tests {
                 let total: u64 = o.iter().filter(|t| t.0 == i).map(|t| t.2).sum();
                 assert_eq!(total, g as u64, "n {n} g {g} pixel {i}");
             }
+        }
+    }
+
+    /// A grey image in a grey task and a colour one in a colour task take
+    /// their planes whole: the planes sample by sample gives.
+    #[test]
+    fn whole_planes_are_the_sample_by_sample_ones() {
+        for (f, channels) in [(ImageFeaturizer::grey(), 1u8), (ImageFeaturizer::colour(), 3)] {
+            let data = (0..5 * 3 * usize::from(channels)).map(|i| (i * 37 % 256) as u8).collect();
+            let p = Pixels { width: 5, height: 3, channels, data };
+            assert_eq!(f.planes(&p), f.planes_by_sample(&p), "{channels} channels");
         }
     }
 

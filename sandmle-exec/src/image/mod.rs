@@ -63,8 +63,16 @@ fn append(table: &Table, pixels: &[Pixels], featurizer: &ImageFeaturizer) -> Res
     let rows: Vec<Result<Vec<f64>>> = pixels.par_iter().map(|p| featurizer.extract(p)).collect();
     let rows: Vec<Vec<f64>> = rows.into_iter().collect::<Result<_>>()?;
     let mut out = table.clone();
-    for (j, name) in featurizer.names().into_iter().enumerate() {
-        out.push_column(name, Column::Numeric(rows.iter().map(|r| r[j]).collect()))?;
+    // Columns filled row by row, each row read once.
+    let names = featurizer.names();
+    let mut columns: Vec<Vec<f64>> = names.iter().map(|_| Vec::with_capacity(rows.len())).collect();
+    for row in &rows {
+        for (column, &v) in columns.iter_mut().zip(row) {
+            column.push(v);
+        }
+    }
+    for (name, column) in names.into_iter().zip(columns) {
+        out.push_column(name, Column::Numeric(column))?;
     }
     Ok(out)
 }

@@ -375,7 +375,40 @@ fn step(x: &mut Point, y: &mut Point, p: Point, brackt: &mut bool, stpmin: f64, 
 /// coefficients of every class, 2,030 numbers for 202 features and 10
 /// classes) waiting on the adder: with the regulariser's sum of squares,
 /// it made L-BFGS's own arithmetic almost as costly as the objective's.
+///
+/// Where the processor has four `f64` lanes ([`pulp::Arch`]), the four
+/// lanes are one register: the same products and sums per lane.
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    struct Dot<'a>(&'a [f64], &'a [f64]);
+    impl pulp::WithSimd for Dot<'_> {
+        type Output = f64;
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, simd: S) -> f64 {
+            let Dot(a, b) = self;
+            if S::F64_LANES != 4 {
+                return dot_portable(a, b);
+            }
+            let len = a.len().min(b.len());
+            let (a, b) = (&a[..len], &b[..len]);
+            let ((wide_a, rest_a), (wide_b, _)) = (S::as_simd_f64s(a), S::as_simd_f64s(b));
+            let mut acc = simd.splat_f64s(0.0);
+            for (&x, &y) in wide_a.iter().zip(wide_b) {
+                acc = simd.add_f64s(acc, simd.mul_f64s(x, y));
+            }
+            let four: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&acc));
+            let mut lanes = [four[0], four[1], four[2], four[3]];
+            for (l, (x, y)) in rest_a.iter().zip(&b[len - rest_a.len()..]).enumerate() {
+                lanes[l] += x * y;
+            }
+            (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+        }
+    }
+    pulp::Arch::new().dispatch(Dot(a, b))
+}
+
+/// [`dot`] on the baseline processor.
+#[inline(always)]
+fn dot_portable(a: &[f64], b: &[f64]) -> f64 {
     let len = a.len().min(b.len());
     let (a, b) = (&a[..len], &b[..len]);
     let mut lanes = [0.0f64; 4];
@@ -427,11 +460,28 @@ pub(crate) fn row_dots(x: &[f64], n: usize, d: usize, w: &[f64], start: f64, out
     out.extend(blocks.remainder().chunks_exact(d).map(|r| dots([r], w, start)[0]));
 }
 
-/// `y += a x`.
+/// `y += a x`, four numbers a register where the processor has the lanes
+/// (each the same product and sum).
 fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
-    for (yi, xi) in y.iter_mut().zip(x) {
-        *yi += a * xi;
+    struct Axpy<'a>(f64, &'a [f64], &'a mut [f64]);
+    impl pulp::WithSimd for Axpy<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, simd: S) {
+            let Axpy(a, x, y) = self;
+            let len = x.len().min(y.len());
+            let (x, y) = (&x[..len], &mut y[..len]);
+            let ((wide_x, rest_x), (wide_y, rest_y)) = (S::as_simd_f64s(x), S::as_mut_simd_f64s(y));
+            let wide_a = simd.splat_f64s(a);
+            for (yi, &xi) in wide_y.iter_mut().zip(wide_x) {
+                *yi = simd.add_f64s(*yi, simd.mul_f64s(wide_a, xi));
+            }
+            for (yi, xi) in rest_y.iter_mut().zip(rest_x) {
+                *yi += a * xi;
+            }
+        }
     }
+    pulp::Arch::new().dispatch(Axpy(a, x, y));
 }
 
 fn norm(v: &[f64]) -> f64 {
@@ -476,12 +526,17 @@ mod tests {
     }
 
     #[test]
-    fn a_dot_product_adds_in_four_lanes() {
+    fn a_dot_product_adds_in_four_lanes_and_axpy_term_by_term() {
         for d in [0, 1, 3, 4, 5, 130] {
             let (a, b): (Vec<f64>, Vec<f64>) = (0..d).map(|i| (awkward(i), awkward(i + 7))).unzip();
             let lane = |l: usize| (l..d).step_by(4).fold(0.0, |acc, i| acc + a[i] * b[i]);
             let want = (lane(0) + lane(1)) + (lane(2) + lane(3));
             assert_eq!(dot(&a, &b).to_bits(), want.to_bits(), "{d} terms");
+            assert_eq!(dot_portable(&a, &b).to_bits(), want.to_bits(), "{d} terms, portable");
+            let mut y = b.clone();
+            axpy(-0.3, &a, &mut y);
+            let want: Vec<u64> = a.iter().zip(&b).map(|(x, y)| (y + -0.3 * x).to_bits()).collect();
+            assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want, "{d} terms, axpy");
         }
         // The longer slice's extra terms are left out.
         assert_eq!(dot(&[1.0, 2.0, 3.0], &[4.0, 5.0]), 14.0);
