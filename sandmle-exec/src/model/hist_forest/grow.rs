@@ -802,9 +802,9 @@ fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) -> &[u64] {
 /// [`sort_by_bin`] of fewer than [`COUNT_SORT_MIN`] keys: each key goes to
 /// its rank, the number of keys below it (keys are distinct: their places
 /// are). The ranks are counted over 16-bit copies of the keys, `bin · 32 +
-/// place` (the same order, as a place is below 32), 16 or 32 lanes at a
-/// time without a branch, where a comparison sort's every comparison is as
-/// good as random to the processor.
+/// place` (the same order, as a place is below 32), all 16 or 32 at once
+/// without a branch, where a comparison sort's every comparison is as good
+/// as random to the processor.
 fn rank_sort(keys: &mut Vec<u64>) -> &[u64] {
     if keys.len() < COUNT_SORT_MIN / 2 {
         rank_sort_in::<{ COUNT_SORT_MIN / 2 }>(keys)
@@ -822,11 +822,18 @@ fn rank_sort_in<const LANES: usize>(keys: &mut Vec<u64>) -> &[u64] {
     for (s, &k) in small.iter_mut().zip(keys.iter()) {
         *s = (i16::from(key_bin(k)) << 5) | key_place(k) as i16;
     }
+    // Every key's rank at once: each key adds one to the rank of every
+    // key above it, a comparison of all the lanes per key.
+    let mut rank = [0i16; LANES];
+    for &other in &small[..n] {
+        for (r, &me) in rank.iter_mut().zip(&small) {
+            *r += i16::from(other < me);
+        }
+    }
     keys.resize(2 * n, 0);
     let (unsorted, sorted) = keys.split_at_mut(n);
-    for (&k, &me) in unsorted.iter().zip(&small) {
-        let rank: i16 = small.iter().map(|&other| i16::from(other < me)).sum();
-        sorted[rank as usize] = k;
+    for (&k, &r) in unsorted.iter().zip(&rank) {
+        sorted[r as usize] = k;
     }
     &keys[n..]
 }
