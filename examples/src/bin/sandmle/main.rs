@@ -23,13 +23,6 @@ mod serve;
 
 use clap::{Parser, Subcommand};
 use output::{Failure, Kind};
-
-/// mimalloc keeps freed memory for the next allocation: a baseline panel
-/// frees and allocates megabytes per member (histograms, neighbour
-/// lists), which the system allocator hands back and then faults in as
-/// fresh pages.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
