@@ -149,44 +149,48 @@ pub fn binary_labels(noisy: &[f64], share: f64) -> (Vec<usize>, f64) {
 /// fitted so that the class shares match `shares`.
 ///
 /// The offsets are refitted 200 times, each time from the labels of every
-/// row, so the rows' scores are laid out row by row once (a row's `k`
-/// scores side by side, where `scores[c][r]` reads one line per class) and
-/// each pass only counts the labels. A row's label is the first class of
-/// the greatest `score + offset`, compared in class order as before.
+/// row. A row's label is the first class of the greatest `score + offset`,
+/// compared in class order; each pass takes the classes one after another
+/// over all the rows (each row's leader so far and its score kept side by
+/// side), a loop without a branch that the compiler vectorizes.
 pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Vec<f64>) {
     let k = scores.len();
     let n = scores.first().map_or(0, Vec::len);
     debug_assert!(scores.iter().all(|c| c.len() == n), "one score per row in every class");
-    let mut by_row = vec![0.0; n * k];
-    for (c, column) in scores.iter().enumerate() {
-        for (r, &v) in column[..n].iter().enumerate() {
-            by_row[r * k + c] = v;
-        }
-    }
-    let label = |row: &[f64], offsets: &[f64]| {
-        let mut best = (0, row[0] + offsets[0]);
-        for (c, (&v, &o)) in row.iter().zip(offsets).enumerate().skip(1) {
-            let s = v + o;
-            if s > best.1 {
-                best = (c, s);
-            }
-        }
-        best.0
-    };
     let mut offsets = vec![0.0; k];
     if k == 0 {
         return (vec![0; n], offsets);
     }
+    // Each row's leading class (as a float, so that the choice is one
+    // blend of float lanes) and its score.
+    let (mut best, mut top) = (vec![0.0; n], vec![0.0; n]);
+    let mut label = |offsets: &[f64], best: &mut [f64]| {
+        for (t, &v) in top.iter_mut().zip(&scores[0][..n]) {
+            *t = v + offsets[0];
+        }
+        best.fill(0.0);
+        for (c, column) in scores.iter().enumerate().skip(1) {
+            let (o, class) = (offsets[c], c as f64);
+            for ((b, t), &v) in best.iter_mut().zip(top.iter_mut()).zip(&column[..n]) {
+                let s = v + o;
+                let better = s > *t;
+                *b = if better { class } else { *b };
+                *t = if better { s } else { *t };
+            }
+        }
+    };
     let mut counts = vec![0.0; k];
     for _ in 0..200 {
+        label(&offsets, &mut best);
         counts.fill(0.0);
-        for row in by_row.chunks_exact(k) {
-            counts[label(row, &offsets)] += 1.0;
+        for &b in &best {
+            counts[b as usize] += 1.0;
         }
         for c in 0..k {
             let have = (counts[c] + 0.5) / (n as f64 + 0.5 * k as f64);
             offsets[c] += 0.5 * libm::log(shares[c].max(1e-3) / have);
         }
     }
-    (by_row.chunks_exact(k).map(|row| label(row, &offsets)).collect(), offsets)
+    label(&offsets, &mut best);
+    (best.iter().map(|&b| b as usize).collect(), offsets)
 }
