@@ -15,8 +15,10 @@
 
 use crate::error::{Error, Result};
 use crate::fsutil::sha256_hex;
+use crate::png_io::{Pixels, encode_png};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 /// Largest number of image files one environment may hold.
 pub const MAX_IMAGES: usize = 1_000_000;
@@ -92,9 +94,69 @@ pub fn is_plain_name(name: &str) -> bool {
 
 /// An environment's image files: file name inside [`ImageSpec::dir`] →
 /// bytes, in name order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Each file's sha256 is computed once, when first asked for
+/// ([`ImageSet::sha256`], [`ImageSet::manifest`]). A file added from its
+/// pixels ([`EncodedImage`]) keeps them, so the in-process tools read
+/// them without decoding the PNG; two sets are equal when they hold the
+/// same names and bytes.
+#[derive(Debug, Clone, Default)]
 pub struct ImageSet {
-    files: BTreeMap<String, Vec<u8>>,
+    files: BTreeMap<String, ImageFile>,
+}
+
+/// One file of an [`ImageSet`].
+#[derive(Debug, Clone)]
+struct ImageFile {
+    bytes: Vec<u8>,
+    sha256: OnceLock<String>,
+    /// What the bytes decode to, when the set encoded them.
+    pixels: Option<Arc<Pixels>>,
+}
+
+impl PartialEq for ImageSet {
+    fn eq(&self, other: &ImageSet) -> bool {
+        self.files.len() == other.files.len()
+            && self.files.iter().zip(&other.files).all(|((n, a), (m, b))| n == m && a.bytes == b.bytes)
+    }
+}
+
+impl Eq for ImageSet {}
+
+/// An image encoded as a PNG ([`encode_png`]) with its pixels and its
+/// sha256: made only here, so the three always agree.
+#[derive(Debug, Clone)]
+pub struct EncodedImage {
+    bytes: Vec<u8>,
+    sha256: String,
+    pixels: Arc<Pixels>,
+}
+
+impl EncodedImage {
+    /// Encodes `pixels`.
+    ///
+    /// # Errors
+    /// As [`encode_png`].
+    pub fn new(pixels: Pixels) -> Result<EncodedImage> {
+        let bytes = encode_png(&pixels)?;
+        let sha256 = sha256_hex(&bytes);
+        Ok(EncodedImage { bytes, sha256, pixels: Arc::new(pixels) })
+    }
+
+    /// The PNG file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The sha256 of [`EncodedImage::bytes`], in hex.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// The pixels, which the bytes decode to.
+    pub fn pixels(&self) -> &Pixels {
+        &self.pixels
+    }
 }
 
 impl ImageSet {
@@ -108,17 +170,41 @@ impl ImageSet {
     /// # Errors
     /// [`Error::InvalidEnvironment`] if `name` is not a plain file name.
     pub fn insert(&mut self, name: impl Into<String>, bytes: Vec<u8>) -> Result<()> {
-        let name = name.into();
+        self.insert_file(name.into(), ImageFile { bytes, sha256: OnceLock::new(), pixels: None })
+    }
+
+    /// Adds (or replaces) one file from its encoding, keeping its pixels
+    /// and digest.
+    ///
+    /// # Errors
+    /// As [`ImageSet::insert`].
+    pub fn insert_encoded(&mut self, name: impl Into<String>, image: EncodedImage) -> Result<()> {
+        let EncodedImage { bytes, sha256, pixels } = image;
+        self.insert_file(name.into(), ImageFile { bytes, sha256: OnceLock::from(sha256), pixels: Some(pixels) })
+    }
+
+    fn insert_file(&mut self, name: String, file: ImageFile) -> Result<()> {
         if !is_plain_name(&name) {
             return Err(Error::InvalidEnvironment { reason: format!("image file name `{name}` is not a plain name") });
         }
-        self.files.insert(name, bytes);
+        self.files.insert(name, file);
         Ok(())
+    }
+
+    /// One file's sha256, in hex (computed on first use).
+    pub fn sha256(&self, name: &str) -> Option<&str> {
+        self.files.get(name).map(|f| f.sha256.get_or_init(|| sha256_hex(&f.bytes)).as_str())
+    }
+
+    /// One file's pixels, when it was added from them
+    /// ([`ImageSet::insert_encoded`]); `None` otherwise (decode its bytes).
+    pub fn pixels(&self, name: &str) -> Option<&Pixels> {
+        self.files.get(name).and_then(|f| f.pixels.as_deref())
     }
 
     /// One file's bytes.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.get(name).map(Vec::as_slice)
+        self.files.get(name).map(|f| f.bytes.as_slice())
     }
 
     /// Number of files.
@@ -133,12 +219,12 @@ impl ImageSet {
 
     /// `(name, bytes)` in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
+        self.files.iter().map(|(n, f)| (n.as_str(), f.bytes.as_slice()))
     }
 
     /// Total bytes.
     pub fn total_bytes(&self) -> usize {
-        self.files.values().map(Vec::len).sum()
+        self.files.values().map(|f| f.bytes.len()).sum()
     }
 
     /// Only the files whose names are in `names` (the images of the rows a
@@ -155,8 +241,8 @@ impl ImageSet {
     /// format `sha256sum -c` reads, run inside the image folder).
     pub fn manifest(&self) -> Vec<u8> {
         let mut out = String::with_capacity(self.files.len() * 80);
-        for (name, bytes) in &self.files {
-            out.push_str(&sha256_hex(bytes));
+        for name in self.files.keys() {
+            out.push_str(self.sha256(name).unwrap_or_default());
             out.push_str("  ");
             out.push_str(name);
             out.push('\n');
@@ -210,6 +296,33 @@ pub struct ImageDna {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file added from its pixels keeps pixels its bytes decode to and
+    /// the digest of its bytes; a set equals one holding the same bytes
+    /// read back, and a replaced file forgets the old pixels and digest.
+    #[test]
+    fn encoded_images_keep_what_their_bytes_decode_to() {
+        for channels in [1u8, 3, 4] {
+            let data = (0..6 * 4 * usize::from(channels)).map(|i| (i * 29 % 256) as u8).collect();
+            let pixels = Pixels { width: 6, height: 4, channels, data };
+            let image = EncodedImage::new(pixels.clone()).unwrap();
+            assert_eq!(crate::png_io::decode_png(image.bytes(), "x").unwrap(), pixels);
+            assert_eq!(image.sha256(), sha256_hex(image.bytes()));
+            let mut set = ImageSet::new();
+            set.insert_encoded("x.png", image.clone()).unwrap();
+            assert_eq!(set.pixels("x.png"), Some(&pixels));
+            assert_eq!(set.sha256("x.png"), Some(image.sha256()));
+            let mut read = ImageSet::new();
+            read.insert("x.png", image.bytes().to_vec()).unwrap();
+            assert_eq!(read.pixels("x.png"), None, "bytes alone are decoded by the reader");
+            assert_eq!(read.sha256("x.png"), Some(image.sha256()));
+            assert_eq!(set, read);
+            assert_eq!(set.manifest(), read.manifest());
+            set.insert("x.png", vec![1, 2, 3]).unwrap();
+            assert_eq!((set.pixels("x.png"), set.sha256("x.png")), (None, Some(sha256_hex(&[1, 2, 3]).as_str())));
+            assert_ne!(set, read);
+        }
+    }
 
     #[test]
     fn manifest_round_trips_and_refuses_unsafe_names() {

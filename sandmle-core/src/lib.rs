@@ -86,7 +86,9 @@ pub use grading::{
     GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank, round5,
 };
 pub use id_index::{IdIndex, IdIndexError};
-pub use images::{ImageDna, ImageSet, ImageSpec, MAX_IMAGE_BYTES, MAX_IMAGES, is_plain_name, parse_manifest};
+pub use images::{
+    EncodedImage, ImageDna, ImageSet, ImageSpec, MAX_IMAGE_BYTES, MAX_IMAGES, is_plain_name, parse_manifest,
+};
 pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
 pub use png_io::{MAX_IMAGE_SIDE, Pixels, decode_png, encode_png};

@@ -246,12 +246,14 @@ impl GateVerifier {
         // Duplicated feature rows across the split.
         let features: Vec<&str> =
             env.test.names().iter().map(String::as_str).filter(|n| *n != task.id_column).collect();
-        // An image task's rows are their images: compare the files' sha256.
-        let image_of = |t: &Table, r: usize| -> Option<&[u8]> {
+        // An image task's rows are their images: compare the files' sha256
+        // (each file's computed once by the image set).
+        let file_of = |t: &Table, r: usize| -> Option<String> {
             let spec = task.images.as_ref()?;
-            let id = t.column(&task.id_column).ok()?.get_str(r)?;
-            env.images.get(&spec.file_name(&id))
+            Some(spec.file_name(&t.column(&task.id_column).ok()?.get_str(r)?))
         };
+        let image_of = |t: &Table, r: usize| env.images.get(&file_of(t, r)?);
+        let digest_of = |t: &Table, r: usize| env.images.sha256(&file_of(t, r)?);
         // Numbers are compared as numbers where both tables hold the column
         // as numbers (distinct numbers print distinctly), as text otherwise.
         let numeric = |t: &Table, f: &str| matches!(t.column(f), Ok(Column::Numeric(_)));
@@ -267,7 +269,7 @@ impl GateVerifier {
                     Err(_) => CellValue::Missing,
                 })
                 .collect();
-            (cells, task.images.as_ref().map(|_| image_of(t, r).map(sandmle_core::sha256_hex).unwrap_or_default()))
+            (cells, task.images.as_ref().map(|_| digest_of(t, r).unwrap_or_default().to_owned()))
         };
         let train_rows: HashSet<_> = (0..env.train.n_rows()).map(|r| key(true, r)).collect();
         let dups = (0..env.test.n_rows()).filter(|&r| train_rows.contains(&key(false, r))).count();

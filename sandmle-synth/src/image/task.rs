@@ -1,7 +1,7 @@
 //! Planning and realising an image task for [`DnaSynthesizer`].
 
 use super::IMAGE_SYNTH_VERSION;
-use super::draw::{Canvas, render_png};
+use super::draw::{Canvas, render};
 use super::dress::{describe_images, dress};
 use super::factors::{FACTOR_FIELDS, ImageFactors, Nuisance};
 use super::rule::{IMAGE_FAMILIES, ImageFamily, ImageRule, draw_rule};
@@ -16,8 +16,8 @@ use crate::synthesize::{DnaSynthesizer, SYNTH_VERSION, classes_for, label_column
 use rand::RngExt;
 use rayon::prelude::*;
 use sandmle_core::{
-    Column, Environment, GradingSpec, ImageDna, ImageSet, ImageSpec, Modality, Mutations, PlanRequest, Provenance,
-    SeedRng, SubmissionForm, Table, TargetDna, TaskDna, TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for, sha256_hex,
+    Column, EncodedImage, Environment, GradingSpec, ImageDna, ImageSet, ImageSpec, Modality, Mutations, PlanRequest,
+    Provenance, SeedRng, SubmissionForm, Table, TargetDna, TaskDna, TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for,
 };
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -228,13 +228,19 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         prediction_columns.extend(l.prediction_columns);
     }
     // Every row's image from its own stream, collected in row order.
-    let pngs: Vec<Vec<u8>> = (0..n)
+    // Each kept with its pixels and digest, which the baseline panel and
+    // the checks read without decoding or hashing the file again.
+    let mut pngs: Vec<Option<EncodedImage>> = (0..n)
         .into_par_iter()
-        .map(|r| render_png(&factors[r], &canvas, &mut rng_for(seed, &format!("image-{r}"))))
+        .map(|r| {
+            let pixels = render(&factors[r], &canvas, &mut rng_for(seed, &format!("image-{r}")))?;
+            Ok(Some(EncodedImage::new(pixels)?))
+        })
         .collect::<Result<Vec<_>>>()?;
+    let digest = |p: &Option<EncodedImage>| p.as_ref().map_or("", EncodedImage::sha256).to_owned();
     // A test image identical to a training image would carry its label.
-    let seen: BTreeSet<String> = pngs[..n_train].iter().map(|p| sha256_hex(p)).collect();
-    let test_rows: Vec<usize> = (n_train..n).filter(|&r| !seen.contains(&sha256_hex(&pngs[r]))).collect();
+    let seen: BTreeSet<String> = pngs[..n_train].iter().map(digest).collect();
+    let test_rows: Vec<usize> = (n_train..n).filter(|&r| !seen.contains(&digest(&pngs[r]))).collect();
     if test_rows.len() * 2 < n_test {
         return Err(Error::Unsupported { reason: "too many test images repeat a training image".into() });
     }
@@ -245,7 +251,9 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     let mut by_id: Vec<(usize, usize)> = kept.iter().enumerate().map(|(pos, &row)| (ids[pos], row)).collect();
     by_id.sort_unstable();
     for &(id, row) in &by_id {
-        set.insert(spec.file_name(&id.to_string()), pngs[row].clone())?;
+        if let Some(image) = pngs[row].take() {
+            set.insert_encoded(spec.file_name(&id.to_string()), image)?;
+        }
     }
     let task = TaskSpec {
         id: format!("{}-synth", plan.seed_task),
