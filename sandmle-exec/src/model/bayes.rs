@@ -85,11 +85,7 @@ fn quads(x: &[f64], n: usize, (theta, var): (&[f64], &[f64]), p: usize, k: usize
                 let mut lanes = vec![0.0; 4 * p];
                 let mut q = vec![[0.0; 4]; k];
                 for block in &mut blocks {
-                    for (r, row) in block.chunks_exact(p).enumerate() {
-                        for (j, &v) in row.iter().enumerate() {
-                            lanes[j * 4 + r] = v;
-                        }
-                    }
+                    super::lanes::side_by_side(block, p, &mut lanes);
                     let (wide, _) = S::as_simd_f64s(&lanes);
                     for ((t, v), q) in theta.chunks_exact(p).zip(var.chunks_exact(p)).zip(&mut q) {
                         let mut acc = simd.splat_f64s(0.0);
@@ -97,8 +93,7 @@ fn quads(x: &[f64], n: usize, (theta, var): (&[f64], &[f64]), p: usize, k: usize
                             let d = simd.sub_f64s(xv, simd.splat_f64s(m));
                             acc = simd.add_f64s(acc, simd.div_f64s(simd.mul_f64s(d, d), simd.splat_f64s(s)));
                         }
-                        let lanes: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&acc));
-                        q.copy_from_slice(&lanes[..4]);
+                        *q = super::lanes::four_lanes::<S>(acc);
                     }
                     for r in 0..4 {
                         out.extend(q.iter().map(|q| q[r]));

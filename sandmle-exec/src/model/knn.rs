@@ -137,7 +137,7 @@ fn wide_squared_distances<S: pulp::Simd>(simd: S, a: &[f64], bs: [&[f64]; 4]) ->
     let full = len - a_tail.len();
     std::array::from_fn(|n| {
         let tail: f64 = a_tail.iter().zip(&bs[n][full..]).map(|(x, y)| (x - y) * (x - y)).sum();
-        let acc: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&acc[n]));
+        let acc = super::lanes::four_lanes::<S>(acc[n]);
         (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
     })
 }

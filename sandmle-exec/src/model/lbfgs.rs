@@ -395,8 +395,7 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
             for (&x, &y) in wide_a.iter().zip(wide_b) {
                 acc = simd.add_f64s(acc, simd.mul_f64s(x, y));
             }
-            let four: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&acc));
-            let mut lanes = [four[0], four[1], four[2], four[3]];
+            let mut lanes = super::lanes::four_lanes::<S>(acc);
             for (l, (x, y)) in rest_a.iter().zip(&b[len - rest_a.len()..]).enumerate() {
                 lanes[l] += x * y;
             }

@@ -9,6 +9,7 @@
 mod bayes;
 mod hist_forest;
 mod knn;
+mod lanes;
 mod lbfgs;
 mod linear;
 mod logistic;

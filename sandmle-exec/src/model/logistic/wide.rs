@@ -13,6 +13,7 @@
 //! for bit, in about half the arithmetic instructions.
 
 use super::{Multinomial, residuals};
+use crate::model::lanes::{four_lanes, side_by_side};
 use pulp::Simd;
 
 /// Rows per block: one per `f64` lane of a 256-bit register.
@@ -32,11 +33,7 @@ impl RowBlocks {
     fn new(x: &[f64], n: usize, d: usize) -> RowBlocks {
         let mut lanes = vec![0.0; n / LANES * LANES * d];
         for (block, rows) in lanes.chunks_exact_mut(LANES * d).zip(x.chunks_exact(LANES * d)) {
-            for (r, row) in rows.chunks_exact(d).enumerate() {
-                for (j, &v) in row.iter().enumerate() {
-                    block[j * LANES + r] = v;
-                }
-            }
+            side_by_side(rows, d, block);
         }
         RowBlocks { lanes, gradient: Vec::new() }
     }
@@ -80,22 +77,10 @@ pub(super) fn scores<const K: usize>(x: &[f64], d: usize, coef: &[f64], intercep
             let mut lanes = vec![0.0; LANES * d];
             let mut blocks = x.chunks_exact(LANES * d);
             for rows in &mut blocks {
-                for (r, row) in rows.chunks_exact(d).enumerate() {
-                    for (j, &v) in row.iter().enumerate() {
-                        lanes[j * LANES + r] = v;
-                    }
-                }
+                side_by_side(rows, d, &mut lanes);
                 out.extend(block_scores::<S, K>(simd, &lanes, coef, &b));
             }
-            for row in blocks.remainder().chunks_exact(d) {
-                let mut z = b;
-                for (&v, wj) in row.iter().zip(coef.chunks_exact(K)) {
-                    for (zc, &wjc) in z.iter_mut().zip(wj) {
-                        *zc += v * wjc;
-                    }
-                }
-                out.push(z);
-            }
+            out.extend(blocks.remainder().chunks_exact(d).map(|row| row_scores(row, coef, b)));
             Some(out)
         }
     }
@@ -115,11 +100,20 @@ fn block_scores<S: Simd, const K: usize>(simd: S, lanes: &[f64], coef: &[f64], b
     }
     let mut z = [[0.0; K]; LANES];
     for (c, &four) in acc.iter().enumerate() {
-        // Read from a copy: a reference into `acc` would keep the scores
-        // in memory through the loop above.
-        let four: &[f64] = pulp::bytemuck::cast_slice(std::slice::from_ref(&four));
-        for (zr, &v) in z.iter_mut().zip(four) {
+        for (zr, v) in z.iter_mut().zip(four_lanes::<S>(four)) {
             zr[c] = v;
+        }
+    }
+    z
+}
+
+/// One row's class scores: from the intercepts `b`, features in order.
+#[inline(always)]
+fn row_scores<const K: usize>(row: &[f64], coef: &[f64], b: [f64; K]) -> [f64; K] {
+    let mut z = b;
+    for (&v, wj) in row.iter().zip(coef.chunks_exact(K)) {
+        for (zc, &wjc) in z.iter_mut().zip(wj) {
+            *zc += v * wjc;
         }
     }
     z
@@ -153,12 +147,7 @@ fn eval_in<S: Simd, const K: usize>(simd: S, m: &mut Multinomial<'_>, w: &[f64],
     }
     // The last rows, one at a time.
     for (i, row) in x.chunks_exact(d).enumerate().take(n).skip(n / LANES * LANES) {
-        let mut z = *b.first_chunk::<K>().unwrap_or(&[0.0; K]);
-        for (&v, wj) in row.iter().zip(coef.chunks_exact(K)) {
-            for (zc, &wjc) in z.iter_mut().zip(wj) {
-                *zc += v * wjc;
-            }
-        }
+        let mut z = row_scores(row, coef, *b.first_chunk::<K>().unwrap_or(&[0.0; K]));
         loss += residuals(&mut z, y[i]);
         add_gradient(simd, [row], &[z], gradient, d);
         for (s, zc) in gb.iter_mut().zip(&z) {
