@@ -80,6 +80,22 @@ fn fake_python(dir: &std::path::Path, answer: &str) -> PathBuf {
     path
 }
 
+/// [`PythonEnv::resolve`] of a script this process has just written.
+///
+/// Another test thread that forks while the script is open for writing
+/// holds that descriptor until its child execs, and running the script
+/// meanwhile fails with "Text file busy" (ETXTBSY, seen once in CI): the
+/// probe is retried while that is the reason.
+fn resolve_fresh_script(script: &std::path::Path) -> Result<PythonEnv, Error> {
+    for _ in 0..100 {
+        match PythonEnv::resolve(&PythonChoice::Interpreter(script.to_path_buf())) {
+            Err(e) if e.to_string().contains("Text file busy") => std::thread::sleep(Duration::from_millis(10)),
+            other => return other,
+        }
+    }
+    PythonEnv::resolve(&PythonChoice::Interpreter(script.to_path_buf()))
+}
+
 #[test]
 fn an_environment_that_would_expose_too_much_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -90,7 +106,7 @@ fn an_environment_that_would_expose_too_much_is_refused() {
             exe.display()
         );
         let fake = fake_python(dir.path(), &answer);
-        let e = PythonEnv::resolve(&PythonChoice::Interpreter(fake)).unwrap_err();
+        let e = resolve_fresh_script(&fake).unwrap_err();
         assert!(matches!(e, Error::Python { ref reason, .. } if reason.contains("refusing to expose")), "{path}: {e}");
     }
     let missing = PythonEnv::resolve(&PythonChoice::Interpreter(dir.path().join("nothing"))).unwrap_err();
