@@ -91,6 +91,13 @@ pub(crate) struct Prepared {
     pub forests: Option<SharedForests>,
 }
 
+impl Prepared {
+    /// The test matrix every member predicts.
+    pub(crate) fn x_test(&self) -> &Array2<f64> {
+        &self.x_test
+    }
+}
+
 /// Applies `steps` to `view`'s tables (featurizing an image task's images
 /// first when the view holds them); see [`PipelineExecutor::run`].
 pub(crate) fn prepare(steps: &[Step], view: &PublicView<'_>, clock: &Clock) -> Result<Prepared> {

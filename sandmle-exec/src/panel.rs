@@ -343,7 +343,8 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Resu
             }
             if let Ok(p) = &mut p {
                 p.bins = Some(SharedBins::default());
-                p.forests = Some(SharedForests::for_specs(members.iter().map(|&i| &specs[i])));
+                let forests = SharedForests::for_specs(members.iter().map(|&i| &specs[i]));
+                p.forests = Some(forests.predicting(p.x_test()));
             }
             Arc::new(p)
         })

@@ -690,7 +690,17 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     let test = test.as_slice().unwrap_or_default();
     let out_width = kind.width();
     let order = predict::Order::for_forest(trees, width, x_test.nrows());
-    let sums = predict::leaf_sums(trees, test, (width, x_test.nrows()), out_width, order);
+    let dims = (width, x_test.nrows());
+    // Trees read as grown from a shared forest add to the sums of the
+    // longest prefix of them already added up (see [`SharedForests`]).
+    let from_prefix = match (&shared, d.forests) {
+        (Some((all, None)), Some(share)) => share.cache.leaf_sums(all, x_test, p.n_trees, |from, start| {
+            let start = start.unwrap_or_else(|| vec![0.0; x_test.nrows() * out_width]);
+            predict::add_leaf_sums(&all[from..p.n_trees], test, dims, out_width, order, start)
+        }),
+        _ => None,
+    };
+    let sums = from_prefix.unwrap_or_else(|| predict::leaf_sums(trees, test, dims, out_width, order));
     let mut out = Array2::from_shape_vec((x_test.nrows(), out_width), sums)
         .map_err(|e| Error::Model { model: "hist_forest", message: e.to_string() })?;
     out /= trees.len() as f64;

@@ -69,7 +69,21 @@ pub(super) fn leaf_sums(
     out_width: usize,
     order: Order,
 ) -> Vec<f64> {
-    let mut sums = vec![0.0; rows * out_width];
+    add_leaf_sums(trees, test, (width, rows), out_width, order, vec![0.0; rows * out_width])
+}
+
+/// [`leaf_sums`] added to `sums`, each row's leaves after what it holds:
+/// from the sums of a forest's first trees, the sums of more of them, bit
+/// for bit, since each row adds its leaves in tree order either way.
+pub(super) fn add_leaf_sums(
+    trees: &[Tree],
+    test: &[f64],
+    (width, rows): (usize, usize),
+    out_width: usize,
+    order: Order,
+    mut sums: Vec<f64>,
+) -> Vec<f64> {
+    debug_assert_eq!(sums.len(), rows * out_width);
     match order {
         Order::ByTree => {
             for tree in trees {
