@@ -67,9 +67,17 @@ pub(crate) struct SharedForests {
     /// The test matrix whose leaf sums are shared: its buffer's address
     /// and shape (see [`SharedForests::predicting`]).
     test: Option<(usize, usize, usize)>,
-    /// Leaf sums of the test matrix over a shared forest's first trees: by
-    /// the forest (its address) and the number of trees.
-    sums: Mutex<Vec<(usize, usize, Arc<Vec<f64>>)>>,
+    /// Leaf sums of the test matrix over shared forests' first trees.
+    sums: Mutex<Vec<PrefixSums>>,
+}
+
+/// The test matrix's leaf sums over a shared forest's first trees.
+struct PrefixSums {
+    /// The forest (its address, as [`Arc::as_ptr`] gives it).
+    forest: usize,
+    /// How many of its first trees are added up.
+    trees: usize,
+    sums: Arc<Vec<f64>>,
 }
 
 /// The forest grown for the members of one seed and shape: as many trees
@@ -216,17 +224,17 @@ impl SharedForests {
         let lock = || self.sums.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let from = lock()
             .iter()
-            .filter(|&&(f, count, _)| f == id && count <= n)
-            .max_by_key(|&&(_, count, _)| count)
-            .map(|(_, count, sums)| (*count, Arc::clone(sums)));
+            .filter(|p| p.forest == id && p.trees <= n)
+            .max_by_key(|p| p.trees)
+            .map(|p| (p.trees, Arc::clone(&p.sums)));
         let sums = match from {
             Some((count, sums)) if count == n => return Some(sums.as_ref().clone()),
             Some((count, sums)) => add(count, Some(sums.as_ref().clone())),
             None => add(0, None),
         };
         let mut kept = lock();
-        if !kept.iter().any(|&(f, count, _)| f == id && count == n) {
-            kept.push((id, n, Arc::new(sums.clone())));
+        if !kept.iter().any(|p| p.forest == id && p.trees == n) {
+            kept.push(PrefixSums { forest: id, trees: n, sums: Arc::new(sums.clone()) });
         }
         Some(sums)
     }
@@ -332,7 +340,7 @@ mod tests {
         // One forest of classes and one of values, each grown once; the
         // leaf sums of 10, 100 and 30 trees of each kept.
         assert_eq!(cache.grown.lock().unwrap().len(), 2);
-        let mut counts: Vec<usize> = cache.sums.lock().unwrap().iter().map(|&(_, n, _)| n).collect();
+        let mut counts: Vec<usize> = cache.sums.lock().unwrap().iter().map(|p| p.trees).collect();
         counts.sort_unstable();
         assert_eq!(counts, [10, 10, 30, 30, 100, 100]);
         // Another test matrix (of the same shape) is not the one the
