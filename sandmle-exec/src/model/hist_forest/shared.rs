@@ -80,6 +80,12 @@ struct PrefixSums {
     sums: Arc<Vec<f64>>,
 }
 
+/// A row-major matrix's buffer address and shape (`None` for any other
+/// layout): while the matrix lives, no other one has it.
+fn identity(x: &Array2<f64>) -> Option<(usize, usize, usize)> {
+    x.is_standard_layout().then(|| (x.as_ptr() as usize, x.nrows(), x.ncols()))
+}
+
 /// The forest grown for the members of one seed and shape: as many trees
 /// as the most any of them wants, as deep as the deepest, keeping the
 /// payloads where the others' cuts end.
@@ -201,8 +207,7 @@ impl SharedForests {
     /// the prepared matrices it lives beside do: an address names one
     /// matrix only while it stays in place.
     pub(crate) fn predicting(self, x_test: &Array2<f64>) -> SharedForests {
-        let test = x_test.is_standard_layout().then(|| (x_test.as_ptr() as usize, x_test.nrows(), x_test.ncols()));
-        SharedForests { test, ..self }
+        SharedForests { test: identity(x_test), ..self }
     }
 
     /// The leaf sums of `x_test` over the first `n` trees of `forest`, a
@@ -217,7 +222,7 @@ impl SharedForests {
         n: usize,
         add: impl FnOnce(usize, Option<Vec<f64>>) -> Vec<f64>,
     ) -> Option<Vec<f64>> {
-        if self.test != Some((x_test.as_ptr() as usize, x_test.nrows(), x_test.ncols())) {
+        if self.test.is_none() || self.test != identity(x_test) {
             return None;
         }
         let id = Arc::as_ptr(forest) as usize;
