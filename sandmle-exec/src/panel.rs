@@ -323,20 +323,25 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Resu
     let clock = Clock::default();
     let prefix = groups.first().map_or(&[][..], |(steps, _)| &steps[..shared]);
     let base = Partial::start(view, &clock).and_then(|mut p| p.apply(prefix, &clock).map(|()| p));
+    // A copy of the shared tables for every group but the last, which
+    // takes them.
+    let base = base.map_err(|e| e.to_string());
+    let mut copies: Vec<Result<Partial, String>> = (1..groups.len()).map(|_| base.clone()).collect();
+    copies.push(base);
     let done: Vec<Arc<Result<Prepared, String>>> = groups
         .par_iter()
-        .map(|(steps, members)| {
+        .zip(copies)
+        .map(|((steps, members), base)| {
             let k = members.iter().filter_map(|&i| match specs[i].model {
                 ModelSpec::Knn { k, .. } => Some(k),
                 _ => None,
             });
             let clock = Clock::default();
-            let mut p = match &base {
-                Ok(base) => {
-                    let mut partial = base.clone();
+            let mut p = match base {
+                Ok(mut partial) => {
                     partial.apply(&steps[shared..], &clock).and_then(|()| partial.finish()).map_err(|e| e.to_string())
                 }
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e),
             };
             if let (Ok(p), Some(k)) = (&mut p, k.max()) {
                 p.neighbours = Some(NeighbourCache::new(k));

@@ -145,14 +145,22 @@ pub fn binary_labels(noisy: &[f64], share: f64) -> (Vec<usize>, f64) {
     (noisy.iter().map(|&s| usize::from(s > cut)).collect(), cut)
 }
 
+/// Rows labelled together by [`multiclass_labels`].
+const LABEL_ROWS: usize = 8;
+
 /// Multi-class labels: the argmax of per-class noisy scores plus offsets
 /// fitted so that the class shares match `shares`.
 ///
 /// The offsets are refitted 200 times, each time from the labels of every
 /// row. A row's label is the first class of the greatest `score + offset`,
-/// compared in class order; each pass takes the classes one after another
-/// over all the rows (each row's leader so far and its score kept side by
-/// side), a loop without a branch that the compiler vectorizes.
+/// compared in class order. Each pass takes the rows eight at a time and,
+/// for those eight, the classes one after another, each row's leader so
+/// far and its score held in registers: a loop without a branch that the
+/// compiler vectorizes. The leaders are 64-bit integers, as wide as the
+/// scores, so that counting them converts nothing. (Taking the classes
+/// over every row in turn, the leaders kept in memory as floats, was
+/// slower: digits_png's generation spent 1.3 % of its time here, now
+/// 0.8 %.)
 pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Vec<f64>) {
     let k = scores.len();
     let n = scores.first().map_or(0, Vec::len);
@@ -161,22 +169,37 @@ pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Ve
     if k == 0 {
         return (vec![0; n], offsets);
     }
-    // Each row's leading class (as a float, so that the choice is one
-    // blend of float lanes) and its score.
-    let (mut best, mut top) = (vec![0.0; n], vec![0.0; n]);
-    let mut label = |offsets: &[f64], best: &mut [f64]| {
-        for (t, &v) in top.iter_mut().zip(&scores[0][..n]) {
-            *t = v + offsets[0];
-        }
-        best.fill(0.0);
-        for (c, column) in scores.iter().enumerate().skip(1) {
-            let (o, class) = (offsets[c], c as f64);
-            for ((b, t), &v) in best.iter_mut().zip(top.iter_mut()).zip(&column[..n]) {
-                let s = v + o;
-                let better = s > *t;
-                *b = if better { class } else { *b };
-                *t = if better { s } else { *t };
+    // Each row's leading class (64 bits wide, as the scores: the choice is
+    // one blend of lanes the comparison's mask covers).
+    let mut best = vec![0u64; n];
+    let label = |offsets: &[f64], best: &mut [u64]| {
+        let mut blocks = best.chunks_exact_mut(LABEL_ROWS);
+        for (i, out) in (&mut blocks).enumerate() {
+            let at = i * LABEL_ROWS;
+            let first = &scores[0][at..at + LABEL_ROWS];
+            let mut top: [f64; LABEL_ROWS] = std::array::from_fn(|j| first[j] + offsets[0]);
+            let mut lead = [0u64; LABEL_ROWS];
+            for (c, column) in scores.iter().enumerate().skip(1) {
+                let (column, o, class) = (&column[at..at + LABEL_ROWS], offsets[c], c as u64);
+                for j in 0..LABEL_ROWS {
+                    let s = column[j] + o;
+                    let better = s > top[j];
+                    lead[j] = if better { class } else { lead[j] };
+                    top[j] = if better { s } else { top[j] };
+                }
             }
+            out.copy_from_slice(&lead);
+        }
+        let done = n - blocks.into_remainder().len();
+        for (r, b) in best.iter_mut().enumerate().skip(done) {
+            let (mut top, mut lead) = (scores[0][r] + offsets[0], 0u64);
+            for (c, column) in scores.iter().enumerate().skip(1) {
+                let s = column[r] + offsets[c];
+                if s > top {
+                    (top, lead) = (s, c as u64);
+                }
+            }
+            *b = lead;
         }
     };
     let mut counts = vec![0.0; k];
@@ -193,4 +216,69 @@ pub fn multiclass_labels(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Ve
     }
     label(&offsets, &mut best);
     (best.iter().map(|&b| b as usize).collect(), offsets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`multiclass_labels`] as its definition reads: each row's label the
+    /// first class of the greatest `score + offset`, row by row.
+    fn labels_row_by_row(scores: &[Vec<f64>], shares: &[f64]) -> (Vec<usize>, Vec<f64>) {
+        let (k, n) = (scores.len(), scores[0].len());
+        let label = |offsets: &[f64]| -> Vec<usize> {
+            (0..n)
+                .map(|r| {
+                    let mut lead = 0;
+                    for c in 1..k {
+                        if scores[c][r] + offsets[c] > scores[lead][r] + offsets[lead] {
+                            lead = c;
+                        }
+                    }
+                    lead
+                })
+                .collect()
+        };
+        let mut offsets = vec![0.0; k];
+        for _ in 0..200 {
+            let labels = label(&offsets);
+            for c in 0..k {
+                let count = labels.iter().filter(|&&l| l == c).count() as f64;
+                let have = (count + 0.5) / (n as f64 + 0.5 * k as f64);
+                offsets[c] += 0.5 * libm::log(shares[c].max(1e-3) / have);
+            }
+        }
+        (label(&offsets), offsets)
+    }
+
+    /// Rows labelled eight at a time get the labels and offsets of rows
+    /// labelled one by one, bit for bit: ties (scores on a coarse grid)
+    /// go to the first class, and row counts off the multiple of eight
+    /// label their last rows alone.
+    #[test]
+    fn multiclass_labels_are_the_first_greatest_class_of_each_row() {
+        let mut state = 0x1ABE1_u64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            state >> 11
+        };
+        for (n, k, grid) in [(1, 3, 0.0), (7, 2, 0.0), (8, 10, 0.25), (9, 5, 0.5), (203, 10, 0.0), (1028, 10, 0.125)] {
+            let scores: Vec<Vec<f64>> = (0..k)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| {
+                            let v = (next() as f64 / (1u64 << 53) as f64) * 4.0 - 2.0;
+                            if grid > 0.0 { (v / grid).round() * grid } else { v }
+                        })
+                        .collect()
+                })
+                .collect();
+            let shares: Vec<f64> = (0..k).map(|c| (c + 1) as f64 / (k * (k + 1) / 2) as f64).collect();
+            let (labels, offsets) = multiclass_labels(&scores, &shares);
+            let (want, want_offsets) = labels_row_by_row(&scores, &shares);
+            assert_eq!(labels, want, "{n} rows, {k} classes");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&offsets), bits(&want_offsets), "{n} rows, {k} classes");
+        }
+    }
 }

@@ -21,6 +21,7 @@ pub use features::{GRID, HIST_BINS, HOG_BINS, HOG_CELLS, HOG_EPS, ImageFeaturize
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use sandmle_core::{Column, ImageSet, ImageSpec, Pixels, PublicView, Table};
+use std::borrow::Cow;
 
 /// Decodes one image file, naming it in the error.
 ///
@@ -36,10 +37,17 @@ pub fn decode_image(bytes: &[u8], file: &str) -> Result<Pixels> {
     })
 }
 
-/// The images of a table's rows, in row order.
-fn decode_rows(table: &Table, what: &str, id_column: &str, spec: &ImageSpec, images: &ImageSet) -> Result<Vec<Pixels>> {
+/// The images of a table's rows, in row order: borrowed from the set when
+/// it holds them decoded (it encoded them), else decoded.
+fn decode_rows<'i>(
+    table: &Table,
+    what: &str,
+    id_column: &str,
+    spec: &ImageSpec,
+    images: &'i ImageSet,
+) -> Result<Vec<Cow<'i, Pixels>>> {
     let ids = table.column(id_column)?;
-    let decoded: Vec<Result<Pixels>> = (0..table.n_rows())
+    let decoded: Vec<Result<Cow<'i, Pixels>>> = (0..table.n_rows())
         .into_par_iter()
         .map(|r| {
             let id = ids.get_str(r).ok_or_else(|| Error::Image {
@@ -49,13 +57,13 @@ fn decode_rows(table: &Table, what: &str, id_column: &str, spec: &ImageSpec, ima
             let name = spec.file_name(&id);
             // Pixels the set holds (it encoded them) need no decoding.
             if let Some(pixels) = images.pixels(&name) {
-                return Ok(pixels.clone());
+                return Ok(Cow::Borrowed(pixels));
             }
             let bytes = images.get(&name).ok_or_else(|| Error::Image {
                 file: spec.public_path(&id),
                 reason: format!("no such file for row {} of {what}", r + 1),
             })?;
-            decode_image(bytes, &spec.public_path(&id))
+            decode_image(bytes, &spec.public_path(&id)).map(Cow::Owned)
         })
         .collect();
     // The first failure in row order, whatever the thread count.
@@ -63,7 +71,7 @@ fn decode_rows(table: &Table, what: &str, id_column: &str, spec: &ImageSpec, ima
 }
 
 /// `table` with the features of `pixels` (one per row) appended.
-fn append(table: &Table, pixels: &[Pixels], featurizer: &ImageFeaturizer) -> Result<Table> {
+fn append(table: &Table, pixels: &[Cow<'_, Pixels>], featurizer: &ImageFeaturizer) -> Result<Table> {
     let rows: Vec<Result<Vec<f64>>> = pixels.par_iter().map(|p| featurizer.extract(p)).collect();
     let rows: Vec<Vec<f64>> = rows.into_iter().collect::<Result<_>>()?;
     let mut out = table.clone();
@@ -99,6 +107,6 @@ pub fn image_feature_tables(view: &PublicView<'_>) -> Result<(Table, Table)> {
     let id = view.task.id_column.as_str();
     let train = decode_rows(view.train, "train.csv", id, spec, view.images)?;
     let test = decode_rows(view.test, "test.csv", id, spec, view.images)?;
-    let featurizer = ImageFeaturizer::for_images(train.iter().chain(&test));
+    let featurizer = ImageFeaturizer::for_images(train.iter().chain(&test).map(|p| p.as_ref()));
     Ok((append(view.train, &train, &featurizer)?, append(view.test, &test, &featurizer)?))
 }
