@@ -361,7 +361,9 @@ pub(super) fn pack(w: u32, second: bool) -> u64 {
 /// A sum of packed rows as a bin of [`Cuts`]: the weight, then the
 /// first and the second class's weights.
 pub(super) fn unpack(sum: u64) -> [f64; 3] {
-    let (weight, second) = ((sum & 0xFFFF_FFFF) as f64, (sum >> 32) as f64);
+    // Each half below 2^32: converted from 32 bits, which takes the
+    // processor one instruction where 64 unsigned bits take several.
+    let (weight, second) = (f64::from(sum as u32), f64::from((sum >> 32) as u32));
     [weight, weight - second, second]
 }
 
@@ -458,17 +460,24 @@ fn cut_of_greatest(feature: usize, at: &[u8], raw: &[f64], total: f64) -> Option
 /// offered in order; `None` when every one is -inf. Rounding keeps the
 /// gains' order, so only a cut whose undivided gain is within rounding of
 /// the greatest can divide to the greatest gain: the division is done for
-/// those alone.
+/// those alone, and not at all when the first of them is the greatest
+/// (no cut before it comes near, and it divides to the greatest gain by
+/// definition). Most searches end there: two dependent divisions a
+/// search were a tenth of the packed scan's time.
 fn first_greatest(raw: &[f64], total: f64) -> Option<usize> {
     let most = raw.iter().fold(f64::NEG_INFINITY, |m, &r| m.max(r));
     if most == f64::NEG_INFINITY {
         return None;
     }
-    let best = most / total;
     // An infinite gain (sums past f64's range) is kept as `Best` keeps
     // it: the first of them.
     let near = if most.is_finite() { most - (most.abs() * 1e-12 + 1e-300) } else { most };
-    raw.iter().position(|&r| r >= near && r / total == best)
+    let first = raw.iter().position(|&r| r >= near)?;
+    if raw[first] == most {
+        return Some(first);
+    }
+    let best = most / total;
+    raw[first..].iter().position(|&r| r >= near && r / total == best).map(|i| first + i)
 }
 
 /// Weighted purity: the sum of squared class weights over the weight

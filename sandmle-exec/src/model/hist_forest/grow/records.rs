@@ -251,7 +251,11 @@ impl Grower<'_> {
                     return id;
                 }
                 let nr = &mut self.node_records;
-                let mid = nr.partition(at, len, goes_left);
+                // One loop per kind of place, without a match per row.
+                let mid = match place {
+                    Place::Bin(byte) => nr.partition(at, len, |r| r[usize::from(byte)] <= bin),
+                    Place::Member(byte, v) => nr.partition(at, len, |r| u8::from(r[usize::from(byte)] == v) <= bin),
+                };
                 // The children's histograms, the left's then the right's,
                 // one depth down.
                 let children = 2 * h * (usize::from(depth) + 1);
