@@ -689,7 +689,7 @@ impl<'a> Grower<'a> {
         }
         let codes = &self.bins.codes[feature];
         let mut keys = std::mem::take(&mut self.keys);
-        let sorted = sort_by_bin(&mut keys, rows.iter().map(|&r| codes[r as usize]));
+        let sorted = sort_by_bin(&mut keys, rows.len(), rows.iter().map(|&r| codes[r as usize]));
         let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
         let local = &self.local;
         let sorted = sorted.iter().map(|&k| (key_bin(k), local[key_place(k)]));
@@ -762,25 +762,36 @@ fn keep(s: Option<Split>, best: &mut Option<Split>) {
 /// counters costs about what ranking this many keys does); fewer, by rank.
 const COUNT_SORT_MIN: usize = 32;
 
-/// Sorts the places of a node's rows by their bins `codes` (in place
-/// order), then by place, and returns the sorted keys: each key holds a
-/// bin 32 bits up ([`key_bin`]) and a place below ([`key_place`]). `keys`
-/// is scratch.
+/// Sorts the places of a node's `n` rows by their bins `codes` (in place
+/// order, `n` of them), then by place, and returns the sorted keys: each
+/// key holds a bin 32 bits up ([`key_bin`]) and a place below
+/// ([`key_place`]). `keys` is scratch: it only grows, to twice the largest
+/// node's rows, the keys in its first `n` places and the sorted keys in
+/// the next `n`, each written before it is read (a buffer cleared and
+/// zeroed again at each call cost a call to `memset` a scan).
 ///
 /// A node of fewer than [`COUNT_SORT_MIN`] rows is sorted by rank
 /// ([`rank_sort`]), one of more by counting: the keys are made in place
 /// order and each is put after every key of a lower bin and every earlier
 /// key of its own, which is the order a comparison sort of the keys gives,
 /// in a pass over the rows and one over the bins.
-fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) -> &[u64] {
-    keys.clear();
-    keys.extend(codes.enumerate().map(|(i, c)| (u64::from(c) << 32) | i as u64));
-    let n = keys.len();
+fn sort_by_bin(keys: &mut Vec<u64>, n: usize, codes: impl Iterator<Item = u8>) -> &[u64] {
+    if keys.len() < 2 * n {
+        keys.resize(2 * n, 0);
+    }
+    let (unsorted, sorted) = keys[..2 * n].split_at_mut(n);
+    let mut made = 0;
+    for (k, (i, c)) in unsorted.iter_mut().zip(codes.enumerate()) {
+        *k = (u64::from(c) << 32) | i as u64;
+        made += 1;
+    }
+    debug_assert_eq!(made, n, "one code per row");
     if n < COUNT_SORT_MIN {
-        return rank_sort(keys);
+        rank_sort(unsorted, sorted);
+        return sorted;
     }
     let mut next = [0u32; 256];
-    for &k in keys.iter() {
+    for &k in unsorted.iter() {
         next[usize::from(key_bin(k))] += 1;
     }
     let mut before = 0;
@@ -789,37 +800,36 @@ fn sort_by_bin(keys: &mut Vec<u64>, codes: impl Iterator<Item = u8>) -> &[u64] {
         *slot = before;
         before += count;
     }
-    keys.resize(2 * n, 0);
-    let (unsorted, sorted) = keys.split_at_mut(n);
     for &k in unsorted.iter() {
         let slot = &mut next[usize::from(key_bin(k))];
         sorted[*slot as usize] = k;
         *slot += 1;
     }
-    &keys[n..]
+    sorted
 }
 
-/// [`sort_by_bin`] of fewer than [`COUNT_SORT_MIN`] keys: each key goes to
-/// its rank, the number of keys below it (keys are distinct: their places
-/// are). The ranks are counted over 16-bit copies of the keys, `bin · 32 +
-/// place` (the same order, as a place is below 32), all 16 or 32 at once
-/// without a branch, where a comparison sort's every comparison is as good
-/// as random to the processor.
-fn rank_sort(keys: &mut Vec<u64>) -> &[u64] {
+/// [`sort_by_bin`] of fewer than [`COUNT_SORT_MIN`] keys, into `sorted`
+/// (as long as `keys`): each key goes to its rank, the number of keys
+/// below it (keys are distinct: their places are). The ranks are counted
+/// over 16-bit copies of the keys, `bin · 32 + place` (the same order, as
+/// a place is below 32), all 16 or 32 at once without a branch, where a
+/// comparison sort's every comparison is as good as random to the
+/// processor.
+fn rank_sort(keys: &[u64], sorted: &mut [u64]) {
     if keys.len() < COUNT_SORT_MIN / 2 {
-        rank_sort_in::<{ COUNT_SORT_MIN / 2 }>(keys)
+        rank_sort_in::<{ COUNT_SORT_MIN / 2 }>(keys, sorted);
     } else {
-        rank_sort_in::<COUNT_SORT_MIN>(keys)
+        rank_sort_in::<COUNT_SORT_MIN>(keys, sorted);
     }
 }
 
 /// [`rank_sort`] of at most `LANES` keys.
-fn rank_sort_in<const LANES: usize>(keys: &mut Vec<u64>) -> &[u64] {
+fn rank_sort_in<const LANES: usize>(keys: &[u64], sorted: &mut [u64]) {
     let n = keys.len();
-    debug_assert!(n <= LANES && LANES <= 32);
+    debug_assert!(n <= LANES && LANES <= 32 && sorted.len() == n);
     // Unused lanes hold a key above every real one (at most 255 · 32 + 31).
     let mut small = [i16::MAX; LANES];
-    for (s, &k) in small.iter_mut().zip(keys.iter()) {
+    for (s, &k) in small.iter_mut().zip(keys) {
         *s = (i16::from(key_bin(k)) << 5) | key_place(k) as i16;
     }
     // Every key's rank at once: each key adds one to the rank of every
@@ -830,12 +840,9 @@ fn rank_sort_in<const LANES: usize>(keys: &mut Vec<u64>) -> &[u64] {
             *r += i16::from(other < me);
         }
     }
-    keys.resize(2 * n, 0);
-    let (unsorted, sorted) = keys.split_at_mut(n);
-    for (&k, &r) in unsorted.iter().zip(&rank) {
+    for (&k, &r) in keys.iter().zip(&rank) {
         sorted[r as usize] = k;
     }
-    &keys[n..]
 }
 
 /// The bin of a [`sort_by_bin`] key.
@@ -890,7 +897,7 @@ mod tests {
                 let mut expected: Vec<u64> =
                     codes.iter().enumerate().map(|(i, &c)| (u64::from(c) << 32) | i as u64).collect();
                 expected.sort();
-                let sorted = sort_by_bin(&mut keys, codes.iter().copied());
+                let sorted = sort_by_bin(&mut keys, codes.len(), codes.iter().copied());
                 assert_eq!(sorted, &expected[..], "{len} rows, {bins} bins");
                 assert!(sorted.iter().all(|&k| codes[key_place(k)] == key_bin(k)));
             }

@@ -134,7 +134,7 @@ impl Grower<'_> {
         let (min_leaf, totals) = (self.p.min_samples_leaf as f64, &self.sums[..3]);
         if self.sort_wide && len * SORT_BELOW_BINS_PER_ROW < n_bins {
             let mut keys = std::mem::take(&mut self.keys);
-            let sorted = sort_by_bin(&mut keys, codes);
+            let sorted = sort_by_bin(&mut keys, len, codes);
             let runs = sorted.chunk_by(|&a, &b| key_bin(a) == key_bin(b));
             let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| packed(key_place(k))).sum()));
             self.packed_scan.list_runs(sums);
