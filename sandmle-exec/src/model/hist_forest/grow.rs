@@ -689,7 +689,7 @@ impl<'a> Grower<'a> {
         }
         let codes = &self.bins.codes[feature];
         let mut keys = std::mem::take(&mut self.keys);
-        let sorted = sort_by_bin(&mut keys, rows.len(), rows.iter().map(|&r| codes[r as usize]));
+        let sorted = sort_by_bin(&mut keys, rows.iter().map(|&r| codes[r as usize]));
         let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
         let local = &self.local;
         let sorted = sorted.iter().map(|&k| (key_bin(k), local[key_place(k)]));
@@ -762,30 +762,28 @@ fn keep(s: Option<Split>, best: &mut Option<Split>) {
 /// counters costs about what ranking this many keys does); fewer, by rank.
 const COUNT_SORT_MIN: usize = 32;
 
-/// Sorts the places of a node's `n` rows by their bins `codes` (in place
-/// order, `n` of them), then by place, and returns the sorted keys: each
-/// key holds a bin 32 bits up ([`key_bin`]) and a place below
-/// ([`key_place`]). `keys` is scratch: it only grows, to twice the largest
-/// node's rows, the keys in its first `n` places and the sorted keys in
-/// the next `n`, each written before it is read (a buffer cleared and
-/// zeroed again at each call cost a call to `memset` a scan).
+/// Sorts the places of a node's rows by their bins `codes` (in place
+/// order), then by place, and returns the sorted keys: each key holds a
+/// bin 32 bits up ([`key_bin`]) and a place below ([`key_place`]). `keys`
+/// is scratch: it only grows, to twice the largest node's rows, the `n`
+/// keys in its first `n` places and the sorted keys in the next `n`, each
+/// written before it is read (a buffer cleared and zeroed again at each
+/// call cost a call to `memset` a scan).
 ///
 /// A node of fewer than [`COUNT_SORT_MIN`] rows is sorted by rank
 /// ([`rank_sort`]), one of more by counting: the keys are made in place
 /// order and each is put after every key of a lower bin and every earlier
 /// key of its own, which is the order a comparison sort of the keys gives,
 /// in a pass over the rows and one over the bins.
-fn sort_by_bin(keys: &mut Vec<u64>, n: usize, codes: impl Iterator<Item = u8>) -> &[u64] {
+fn sort_by_bin(keys: &mut Vec<u64>, codes: impl ExactSizeIterator<Item = u8>) -> &[u64] {
+    let n = codes.len();
     if keys.len() < 2 * n {
         keys.resize(2 * n, 0);
     }
     let (unsorted, sorted) = keys[..2 * n].split_at_mut(n);
-    let mut made = 0;
     for (k, (i, c)) in unsorted.iter_mut().zip(codes.enumerate()) {
         *k = (u64::from(c) << 32) | i as u64;
-        made += 1;
     }
-    debug_assert_eq!(made, n, "one code per row");
     if n < COUNT_SORT_MIN {
         rank_sort(unsorted, sorted);
         return sorted;
@@ -897,7 +895,7 @@ mod tests {
                 let mut expected: Vec<u64> =
                     codes.iter().enumerate().map(|(i, &c)| (u64::from(c) << 32) | i as u64).collect();
                 expected.sort();
-                let sorted = sort_by_bin(&mut keys, codes.len(), codes.iter().copied());
+                let sorted = sort_by_bin(&mut keys, codes.iter().copied());
                 assert_eq!(sorted, &expected[..], "{len} rows, {bins} bins");
                 assert!(sorted.iter().all(|&k| codes[key_place(k)] == key_bin(k)));
             }

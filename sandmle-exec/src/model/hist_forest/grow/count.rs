@@ -109,14 +109,13 @@ impl Grower<'_> {
     fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
         let codes = &self.bins.codes[feature];
         let local = std::mem::take(&mut self.local_packed);
-        let best = self.cut_packed(feature, rows.iter().map(|&r| codes[r as usize]), |i| local[i], rows.len(), total);
+        let best = self.cut_packed(feature, rows.iter().map(|&r| codes[r as usize]), |i| local[i], total);
         self.local_packed = local;
         best
     }
 
-    /// The best split on one feature of a two-class node whose `len` rows
-    /// have bins `codes` and packed weights `packed(place)` (in place
-    /// order): the
+    /// The best split on one feature of a two-class node whose rows have
+    /// bins `codes` and packed weights `packed(place)` (in place order): the
     /// integer sum of the rows' packed weights per occupied bin, found by a
     /// histogram, or, when the feature has many more bins than the node
     /// has rows, by sorting the rows by bin (a histogram would cost a pass
@@ -125,16 +124,16 @@ impl Grower<'_> {
     pub(super) fn cut_packed(
         &mut self,
         feature: usize,
-        codes: impl Iterator<Item = u8>,
+        codes: impl ExactSizeIterator<Item = u8>,
         packed: impl Fn(usize) -> u64,
-        len: usize,
         total: f64,
     ) -> Option<Split> {
+        let len = codes.len();
         let n_bins = self.bins.edges[feature].len() + 1;
         let (min_leaf, totals) = (self.p.min_samples_leaf as f64, &self.sums[..3]);
         if self.sort_wide && len * SORT_BELOW_BINS_PER_ROW < n_bins {
             let mut keys = std::mem::take(&mut self.keys);
-            let sorted = sort_by_bin(&mut keys, len, codes);
+            let sorted = sort_by_bin(&mut keys, codes);
             let runs = sorted.chunk_by(|&a, &b| key_bin(a) == key_bin(b));
             let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| packed(key_place(k))).sum()));
             self.packed_scan.list_runs(sums);

@@ -253,11 +253,7 @@ impl Grower<'_> {
                     return id;
                 }
                 let nr = &mut self.node_records;
-                // One loop per kind of place, without a match per row.
-                let mid = match place {
-                    Place::Bin(byte) => nr.partition(at, len, |r| r[usize::from(byte)] <= bin),
-                    Place::Member(byte, v) => nr.partition(at, len, |r| u8::from(r[usize::from(byte)] == v) <= bin),
-                };
+                let mid = nr.partition(at, len, goes_left);
                 // The children's histograms, the left's then the right's,
                 // one depth down.
                 let children = 2 * h * (usize::from(depth) + 1);
@@ -351,7 +347,7 @@ impl Grower<'_> {
         let nr = std::mem::take(&mut self.node_records);
         let recs = &nr.recs[at..at + len];
         let codes = recs.iter().map(|r| r[b]);
-        let best = self.cut_packed(feature, codes, |i| packed(&recs[i]), len, total);
+        let best = self.cut_packed(feature, codes, |i| packed(&recs[i]), total);
         self.node_records = nr;
         best
     }
