@@ -72,15 +72,14 @@ impl Scan {
             run = code;
         }
         runs.at[n] = run;
-        let mut most = f64::NEG_INFINITY;
-        for (raw, &[lw, ls, _]) in runs.raw[..n].iter_mut().zip(&runs.sides[..n]) {
+        let min_leaf = self.min_leaf;
+        let most = gains(&mut runs.raw[..n], &runs.sides[..n], |[lw, ls, _]| {
             let (rw, rs) = (tw - lw, ts - ls);
             // Both sides hold rows, whose weights are at least 1: each
             // purity is its squared sum over its weight ([`purity`]).
             let gain = ls * ls / lw + rs * rs / rw - parent;
-            *raw = if lw >= self.min_leaf && rw >= self.min_leaf { gain } else { f64::NEG_INFINITY };
-            most = most.max(*raw);
-        }
+            if lw >= min_leaf && rw >= min_leaf { gain } else { f64::NEG_INFINITY }
+        });
         cut_of_greatest(self.feature, &runs.at[..=n], &runs.raw[..n], most, self.total)
     }
 
@@ -131,13 +130,12 @@ impl Scan {
             lw += w;
         }
         runs.at[n] = run;
-        let mut most = f64::NEG_INFINITY;
-        for (raw, &[lw, lsq, rsq]) in runs.raw[..n].iter_mut().zip(&runs.sides[..n]) {
+        let min_leaf = self.min_leaf;
+        let most = gains(&mut runs.raw[..n], &runs.sides[..n], |[lw, lsq, rsq]| {
             let rw = tw - lw;
             let gain = lsq / lw + rsq / rw - parent;
-            *raw = if lw >= self.min_leaf && rw >= self.min_leaf { gain } else { f64::NEG_INFINITY };
-            most = most.max(*raw);
-        }
+            if lw >= min_leaf && rw >= min_leaf { gain } else { f64::NEG_INFINITY }
+        });
         cut_of_greatest(self.feature, &runs.at[..=n], &runs.raw[..n], most, self.total)
     }
 }
@@ -460,14 +458,44 @@ impl PackedScan {
 /// `most` is the greatest of `raw` (`f64::max` from -inf in order), which
 /// the scans keep as they fill `raw` rather than in a pass of its own.
 fn cut_of_greatest(feature: usize, at: &[u8], raw: &[f64], most: f64, total: f64) -> Option<Split> {
-    debug_assert_eq!(most.to_bits(), greatest(raw).to_bits());
+    debug_assert_eq!(most, greatest(raw));
     let i = first_greatest_of(raw, most, total)?;
     Some((feature, at[i], at[i + 1], raw[i] / total))
 }
 
 /// The greatest of `raw`, -inf when it is empty (NaNs passed over).
 fn greatest(raw: &[f64]) -> f64 {
-    raw.iter().fold(f64::NEG_INFINITY, |m, &r| m.max(r))
+    raw.iter().fold(f64::NEG_INFINITY, |m, &r| greater(m, r))
+}
+
+/// Fills `raw` with each cut's undivided gain from its left side's
+/// numbers, and returns the greatest ([`greatest`]'s value). Four running
+/// maxima, taken together at the end, let the processor work on four
+/// cuts at once: one would chain every cut to the one before it.
+#[inline(always)]
+fn gains(raw: &mut [f64], sides: &[[f64; 3]], gain: impl Fn([f64; 3]) -> f64) -> f64 {
+    let mut most = [f64::NEG_INFINITY; 4];
+    let mut raws = raw.chunks_exact_mut(4);
+    let mut lefts = sides.chunks_exact(4);
+    for (r, l) in (&mut raws).zip(&mut lefts) {
+        for j in 0..4 {
+            r[j] = gain(l[j]);
+            most[j] = greater(most[j], r[j]);
+        }
+    }
+    for (r, &l) in raws.into_remainder().iter_mut().zip(lefts.remainder()) {
+        *r = gain(l);
+        most[0] = greater(most[0], *r);
+    }
+    greater(greater(most[0], most[1]), greater(most[2], most[3]))
+}
+
+/// The greater of `m` and `r`, `m` when `r` is NaN: `f64::max` for an `m`
+/// that is never NaN (it starts at -inf), in one instruction where
+/// `f64::max`'s care for a NaN `m` takes five, on the scans' critical path.
+#[inline(always)]
+fn greater(m: f64, r: f64) -> f64 {
+    if r > m { r } else { m }
 }
 
 /// [`first_greatest_of`], the greatest found here.
