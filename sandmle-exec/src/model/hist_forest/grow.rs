@@ -125,6 +125,10 @@ pub(super) struct Grower<'a> {
     sums: Vec<f64>,
     /// Scratch: the feature order of a split search.
     order: Vec<usize>,
+    /// Every feature's number, in order: what `order` starts from at each
+    /// node (a copy, where counting them out was a store and an add per
+    /// feature, 3 % of a `flights` fit's instructions).
+    features: Vec<usize>,
     /// Scratch: the candidates a batched node builds histograms of.
     listed: Vec<usize>,
     /// When every node tries every feature: per feature, the tree's rows
@@ -239,6 +243,7 @@ impl<'a> Grower<'a> {
             local,
             sums: vec![0.0; 3 * stride],
             order: Vec::new(),
+            features: (0..bins.codes.len()).collect(),
             listed: Vec::new(),
             presorted: None,
             lists,
@@ -433,7 +438,7 @@ impl<'a> Grower<'a> {
     fn draw_candidates(&mut self) -> usize {
         let n_features = self.bins.codes.len();
         self.order.clear();
-        self.order.extend(0..n_features);
+        self.order.extend_from_slice(&self.features);
         let wanted = self.p.max_features.min(n_features);
         let mut order = std::mem::take(&mut self.order);
         let rng = self.node_rng();

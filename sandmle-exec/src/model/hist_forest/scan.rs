@@ -455,8 +455,8 @@ impl PackedScan {
 
 /// The split of feature `feature` between listed bins `at[i]` and
 /// `at[i + 1]` whose undivided gain `raw[i]` is [`first_greatest_of`];
-/// `most` is the greatest of `raw` (`f64::max` from -inf in order), which
-/// the scans keep as they fill `raw` rather than in a pass of its own.
+/// `most` is the greatest of `raw` ([`greatest`]'s value), which the class
+/// and value scans find as they fill `raw` rather than in a pass of its own.
 fn cut_of_greatest(feature: usize, at: &[u8], raw: &[f64], most: f64, total: f64) -> Option<Split> {
     debug_assert_eq!(most, greatest(raw));
     let i = first_greatest_of(raw, most, total)?;
