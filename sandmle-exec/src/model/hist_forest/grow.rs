@@ -79,9 +79,9 @@ pub(super) struct Grower<'a> {
     /// (the same trees, faster).
     pub presort: bool,
     /// Batched nodes sort the rows of candidates with more bins than the
-    /// node has rows instead of building their histograms, and two-class
-    /// nodes those of candidates with many more bins than rows instead of
-    /// building their packed histograms (the same trees, faster).
+    /// node has rows instead of building their histograms (the same trees,
+    /// faster). Two-class nodes always count packed histograms, marking
+    /// the occupied bins when rows are few ([`Grower::cut_packed`]).
     pub sort_wide: bool,
     /// Class nodes count in integers: a two-bin candidate's upper bin, and
     /// with two classes every candidate's histogram of packed weights,
@@ -107,7 +107,8 @@ pub(super) struct Grower<'a> {
     /// [`Grower::totals`], read by the node's counts: read in place order,
     /// they are read in sequence, where `packed` by row is read at random).
     local_packed: Vec<u64>,
-    /// Scratch: a two-class histogram of packed weights.
+    /// Scratch: a two-class histogram of packed weights, all zeros
+    /// between calls ([`Grower::cut_packed`]).
     packed_hist: Box<[u64; MAX_BINS + 1]>,
     /// Scratch: a two-class cut search over packed sums.
     packed_scan: PackedScan,
@@ -168,7 +169,8 @@ pub(super) struct Scratch {
 }
 
 /// The grower's fixed-size scratch: each buffer is written before it is
-/// read, so a finished tree's hands over to the next as they are.
+/// read, or (the packed histogram) left all zeros after each use, so a
+/// finished tree's hands over to the next as they are.
 pub(super) struct Fixed {
     packed_hist: Box<[u64; MAX_BINS + 1]>,
     packed_scan: PackedScan,

@@ -376,7 +376,7 @@ pub(super) fn unpack(sum: u64) -> [f64; 3] {
 /// are the ones [`Cuts`] keeps bin by bin, exactly, and its gain the same
 /// expression of the same numbers. It runs in straight passes: the
 /// occupied bins and the left side's packed sum after each are listed
-/// ([`PackedScan::list_histogram`], [`PackedScan::list_runs`]), every
+/// ([`PackedScan::list_histogram`], [`PackedScan::list_occupied`]), every
 /// cut's gain before the division by the node's weight is found in one
 /// loop without a branch (two divisions a cut, two cuts to an instruction
 /// where the processor has vector division), and [`PackedScan::best`]
@@ -420,15 +420,23 @@ impl PackedScan {
         self.len = k;
     }
 
-    /// Lists the occupied bins `(b, h)`, in increasing bin order, at most
-    /// [`MAX_BINS`] + 1.
-    pub(super) fn list_runs(&mut self, bins: impl IntoIterator<Item = (u8, u64)>) {
+    /// Lists the occupied bins of `hist`, those whose bits are set in
+    /// `occupied` (bin `b` at bit `b % 64` of word `b / 64`), and zeroes
+    /// them: a pass over the occupied bins alone, where
+    /// [`PackedScan::list_histogram`] passes over every bin. A node with
+    /// few rows for its feature's bins occupies few of them.
+    pub(super) fn list_occupied(&mut self, hist: &mut [u64; MAX_BINS + 1], occupied: [u64; 4]) {
         let (mut k, mut sum) = (0, 0u64);
-        for (b, h) in bins {
-            sum += h;
-            self.at[k] = b;
-            self.left[k] = sum;
-            k += 1;
+        for (word, mut bits) in occupied.into_iter().enumerate() {
+            while bits != 0 {
+                let b = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                debug_assert_ne!(hist[b], 0, "an occupied bin holds a row's weight");
+                sum += std::mem::take(&mut hist[b]);
+                self.at[k] = b as u8;
+                self.left[k] = sum;
+                k += 1;
+            }
         }
         self.len = k;
     }
@@ -545,17 +553,26 @@ pub(super) fn purity(kind: Kind, s: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
-    /// [`PackedScan`] over the occupied bins `(b, h)` in increasing order.
-    fn packed_cut(
-        bins: impl IntoIterator<Item = (u8, u64)>,
-        min_leaf: f64,
-        feature: usize,
-        total: f64,
-        totals: &[f64],
-    ) -> Option<Split> {
+    /// [`PackedScan`] over the packed histogram `bins`, listed both ways:
+    /// every bin ([`PackedScan::list_histogram`]) and the occupied ones
+    /// marked ([`PackedScan::list_occupied`], which leaves the histogram
+    /// all zeros). Both must find the same cut.
+    fn packed_cut(bins: &[u64], min_leaf: f64, feature: usize, total: f64, totals: &[f64]) -> Option<Split> {
+        let mut hist = [0u64; MAX_BINS + 1];
+        hist[..bins.len()].copy_from_slice(bins);
         let mut scan = PackedScan::default();
-        scan.list_runs(bins);
-        scan.best(min_leaf, feature, total, totals)
+        scan.list_histogram(&hist, bins.len());
+        let every = scan.best(min_leaf, feature, total, totals);
+        let mut occupied = [0u64; 4];
+        for (b, _) in bins.iter().enumerate().filter(|&(_, &h)| h != 0) {
+            occupied[b / 64] |= 1 << (b % 64);
+        }
+        scan.list_occupied(&mut hist, occupied);
+        assert!(hist.iter().all(|&h| h == 0), "the occupied bins zeroed");
+        let marked = scan.best(min_leaf, feature, total, totals);
+        let bits = |s: Option<Split>| s.map(|(f, l, r, g)| (f, l, r, g.to_bits()));
+        assert_eq!(bits(every), bits(marked), "listing every bin or the occupied ones");
+        every
     }
 
     /// A small congruential generator: `next(m)` draws below `m`.
@@ -598,8 +615,7 @@ mod tests {
             }
             let expected = cuts.best.split;
             let packed: Vec<u64> = bins.iter().map(|&(x, y)| (x + y) | y << 32).collect();
-            let occupied = packed.iter().enumerate().filter(|&(_, &h)| h != 0).map(|(b, &h)| (b as u8, h));
-            let found = packed_cut(occupied, min_leaf as f64, 4, totals[0], &totals);
+            let found = packed_cut(&packed, min_leaf as f64, 4, totals[0], &totals);
             let bits = |s: Option<Split>| s.map(|(f, l, r, g)| (f, l, r, g.to_bits()));
             assert_eq!(bits(found), bits(expected), "case {case}");
             if n_bins == 2 {

@@ -11,12 +11,15 @@
 //! [`Cuts`](crate::model::hist_forest::scan::Cuts) finds for the same bins.
 
 use crate::model::hist_forest::Kind;
-use crate::model::hist_forest::grow::{Grower, key_bin, key_place, sort_by_bin};
+use crate::model::hist_forest::grow::Grower;
 use crate::model::hist_forest::scan::{Split, pack, two_bin_cut, two_bin_packed_cut};
 
-/// A two-class node sorts its rows by bin rather than building the
-/// histogram of a feature with more than this many bins per row.
-const SORT_BELOW_BINS_PER_ROW: usize = 8;
+/// A two-class node with fewer rows than this many per bin of a feature
+/// marks the bins its rows occupy as it counts them, and lists only
+/// those ([`PackedScan::list_occupied`](crate::model::hist_forest::scan::PackedScan::list_occupied));
+/// one with more lists every bin. At 1 or 4, flights' fit at 20,000 rows
+/// took 0.1 % and 0.2 % more instructions.
+const MARK_BELOW_ROWS_PER_BIN: usize = 2;
 
 impl Grower<'_> {
     /// Packs the tree's rows, of multiplicities `w`, when it has two
@@ -116,11 +119,16 @@ impl Grower<'_> {
 
     /// The best split on one feature of a two-class node whose rows have
     /// bins `codes` and packed weights `packed(place)` (in place order): the
-    /// integer sum of the rows' packed weights per occupied bin, found by a
-    /// histogram, or, when the feature has many more bins than the node
-    /// has rows, by sorting the rows by bin (a histogram would cost a pass
-    /// over every bin); either way the same sums, scanned by
-    /// [`PackedScan`](crate::model::hist_forest::scan::PackedScan).
+    /// integer sum of the rows' packed weights per occupied bin, counted in
+    /// a histogram and scanned by [`PackedScan`](crate::model::hist_forest::scan::PackedScan).
+    ///
+    /// The histogram is all zeros between calls. A node with few rows for
+    /// the feature's bins marks each row's bin as it counts, then lists and
+    /// zeroes the marked bins alone. Where such a node sorted its rows by
+    /// bin (below 8 bins a row) or listed every bin, flights' fit at
+    /// 20,000 rows took 1,669 million instructions against 1,529 million
+    /// now, most of them a pass over 256 bins for a node of a few dozen
+    /// rows, and its time fell about 4 %.
     pub(super) fn cut_packed(
         &mut self,
         feature: usize,
@@ -130,22 +138,21 @@ impl Grower<'_> {
     ) -> Option<Split> {
         let len = codes.len();
         let n_bins = self.bins.edges[feature].len() + 1;
-        let (min_leaf, totals) = (self.p.min_samples_leaf as f64, &self.sums[..3]);
-        if self.sort_wide && len * SORT_BELOW_BINS_PER_ROW < n_bins {
-            let mut keys = std::mem::take(&mut self.keys);
-            let sorted = sort_by_bin(&mut keys, codes);
-            let runs = sorted.chunk_by(|&a, &b| key_bin(a) == key_bin(b));
-            let sums = runs.map(|run| (key_bin(run[0]), run.iter().map(|&k| packed(key_place(k))).sum()));
-            self.packed_scan.list_runs(sums);
-            self.keys = keys;
-            return self.packed_scan.best(min_leaf, feature, total, totals);
-        }
         let hist = &mut self.packed_hist;
-        hist[..n_bins].fill(0);
-        for (i, c) in codes.enumerate() {
-            hist[usize::from(c)] += packed(i);
+        if len < MARK_BELOW_ROWS_PER_BIN * n_bins {
+            let mut occupied = [0u64; 4];
+            for (i, c) in codes.enumerate() {
+                hist[usize::from(c)] += packed(i);
+                occupied[usize::from(c >> 6)] |= 1 << (c & 63);
+            }
+            self.packed_scan.list_occupied(hist, occupied);
+        } else {
+            for (i, c) in codes.enumerate() {
+                hist[usize::from(c)] += packed(i);
+            }
+            self.packed_scan.list_histogram(&hist[..], n_bins);
+            hist[..n_bins].fill(0);
         }
-        self.packed_scan.list_histogram(&hist[..], n_bins);
-        self.packed_scan.best(min_leaf, feature, total, totals)
+        self.packed_scan.best(self.p.min_samples_leaf as f64, feature, total, &self.sums[..3])
     }
 }
