@@ -94,7 +94,7 @@ impl Scan {
     /// processor, and each mispredicted offer waited on its divisions):
     /// the rows' pass lists each run's bin and the left side's weight and
     /// sums of squares after it; the cuts' pass finds every cut's undivided
-    /// gain, and [`first_greatest`] takes the first cut of the greatest
+    /// gain, and [`first_greatest_of`] takes the first cut of the greatest
     /// gain, the one [`Best`] keeps when the cuts are offered one by one.
     #[inline]
     pub(super) fn classes(
