@@ -539,8 +539,7 @@ struct Search {
     /// Trees whose nodes try every feature scan presorted rows.
     presort: bool,
     /// Batched nodes sort the rows of candidates with more bins than the
-    /// node has rows instead of building their histograms, and two-class
-    /// nodes those of candidates with many more bins than rows.
+    /// node has rows instead of building their histograms.
     sort_wide: bool,
     /// Class nodes count a two-bin candidate's upper bin, and with two
     /// classes every candidate's histogram in packed integers.

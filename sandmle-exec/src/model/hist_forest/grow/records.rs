@@ -346,8 +346,7 @@ impl Grower<'_> {
         }
         let nr = std::mem::take(&mut self.node_records);
         let recs = &nr.recs[at..at + len];
-        let codes = recs.iter().map(|r| r[b]);
-        let best = self.cut_packed(feature, codes, |i| packed(&recs[i]), total);
+        let best = self.cut_packed(feature, recs.iter().map(|r| (r[b], packed(r))), total);
         self.node_records = nr;
         best
     }
