@@ -398,7 +398,7 @@ impl NodeRecords {
     /// pairs (Hoare's partition by blocks, as in BlockQuicksort): a split
     /// that sends few rows one way moves few records, where moving every
     /// record to a scratch side and back cost a tenth of a fit. The last
-    /// few blocks' worth are split by [`NodeRecords::partition_stable`].
+    /// few blocks' worth are split by [`NodeRecords::partition_through`].
     fn partition(&mut self, at: usize, len: usize, left: impl Fn(&Record) -> bool) -> usize {
         let recs = &mut self.recs[at..at + len];
         let (mut lo, mut hi) = (0, len);
@@ -434,28 +434,30 @@ impl NodeRecords {
             }
         }
         // Rows before `lo` go left, from `hi` on right; the rest, in order.
-        lo + self.partition_stable(at + lo, hi - lo, left)
+        lo + self.partition_through(at + lo, hi - lo, left)
     }
 
-    /// [`NodeRecords::partition`] keeping the order of each side: each
-    /// record is written to both sides' next places and only its own
-    /// side's count moves on.
-    fn partition_stable(&mut self, at: usize, len: usize, left: impl Fn(&Record) -> bool) -> usize {
+    /// [`NodeRecords::partition`] of a few rows, through the scratch
+    /// records: each record is written once, to the next free place from
+    /// the front if it goes left and from the back if it goes right, read
+    /// from where it lies, and the scratch is copied back. Where each
+    /// record was copied out first (a write to the stack) and then written
+    /// to both sides, flights' fit at 20,000 rows took 1,439 million
+    /// instructions against 1,398 million, and 1.8 % more time.
+    fn partition_through(&mut self, at: usize, len: usize, left: impl Fn(&Record) -> bool) -> usize {
         let recs = &mut self.recs[at..at + len];
         if self.right_recs.len() < len {
             self.right_recs.resize(len, [0; WIDTH]);
         }
-        let right = &mut self.right_recs[..len];
-        let (mut i, mut k) = (0, 0);
-        for j in 0..len {
-            let r = recs[j];
-            let l = left(&r);
-            recs[i] = r;
-            right[k] = r;
+        let through = &mut self.right_recs[..len];
+        let (mut i, mut k) = (0, len);
+        for r in recs.iter() {
+            let l = left(r);
+            k -= usize::from(!l);
+            through[std::hint::select_unpredictable(l, i, k)] = *r;
             i += usize::from(l);
-            k += usize::from(!l);
         }
-        recs[i..].copy_from_slice(&right[..k]);
+        recs.copy_from_slice(through);
         i
     }
 }
