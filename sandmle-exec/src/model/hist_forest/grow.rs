@@ -80,8 +80,9 @@ pub(super) struct Grower<'a> {
     pub presort: bool,
     /// Batched nodes sort the rows of candidates with more bins than the
     /// node has rows instead of building their histograms (the same trees,
-    /// faster). Two-class nodes always count packed histograms, marking
-    /// the occupied bins when rows are few ([`Grower::cut_packed`]).
+    /// faster). Two-class nodes that count in packed integers
+    /// (`count_binary`) are unaffected: they mark the occupied bins when
+    /// rows are few instead ([`Grower::cut_packed`]).
     pub sort_wide: bool,
     /// Class nodes count in integers: a two-bin candidate's upper bin, and
     /// with two classes every candidate's histogram of packed weights,

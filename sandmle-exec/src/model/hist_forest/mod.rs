@@ -1106,7 +1106,11 @@ mod tests {
                 let case = format!("{max_features} features, integer counts {count}");
                 assert_eq!(scan, grow(usize::MAX, false, true, count), "{case}: every node sorted");
                 assert_eq!(scan, grow(0, false, false, count), "{case}: every node batched, every histogram");
-                assert_eq!(scan, grow(0, false, true, count), "{case}: every node batched, wide ones sorted");
+                assert_eq!(
+                    scan,
+                    grow(0, false, true, count),
+                    "{case}: every node batched, wide ones sorted (float counts)"
+                );
                 assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, false, true, count), "{case}: large nodes batched");
                 // Presorted rows (taken when every feature is tried).
                 assert_eq!(scan, grow(grow::BATCH_MIN_ROWS, true, true, count), "{case}: presorted");
@@ -1129,6 +1133,49 @@ mod tests {
             let p = HistParams { bootstrap: false, n_trees: 2, ..params(5) };
             let grow = |presort| grow_trees(&training, p, 3, None, Search { presort, ..Search::FASTEST }).unwrap();
             assert_eq!(grow(false), grow(true));
+        }
+    }
+
+    /// A two-class node with at least two rows a bin for a feature counts
+    /// its packed histogram, lists every bin and zeroes them after; a
+    /// smaller node marks the bins it occupies and zeroes those alone.
+    /// Nodes of both kinds, on features of 255, 40 and 2 bins one after
+    /// another, grow the trees the per-feature float scan grows (the
+    /// fixture of 400 rows never takes the whole listing for a wide
+    /// feature).
+    #[test]
+    fn packed_counts_listed_whole_or_by_marks_grow_the_scanned_trees() {
+        let mut rng = rng_for(17, "packed fixture");
+        let x = Array2::from_shape_fn((2000, 3), |(_, j)| match j {
+            0 => rng.random_range(-3.0..3.0),
+            1 => f64::from(rng.random_range(0..40u8)),
+            _ => f64::from(rng.random_range(0..2u8)),
+        });
+        // A rule over all three features, one label in ten flipped: deep
+        // trees with nodes of every size.
+        let two: Vec<usize> = x
+            .rows()
+            .into_iter()
+            .map(|r| usize::from(r[0] + r[1] / 10.0 + r[2] > 2.0) ^ usize::from(rng.random_range(0..10u8) == 0))
+            .collect();
+        let bins = Bins::fit(&x, None);
+        assert_eq!(bins.edges.iter().map(|e| e.len() + 1).collect::<Vec<_>>(), [255, 40, 2]);
+        let training = Training { bins: &bins, n: 2000, y_class: &two, y_value: &[], kind: Kind::Classes(2) };
+        let scan_search = Search {
+            batch_min_rows: usize::MAX,
+            presort: false,
+            sort_wide: false,
+            count_binary: false,
+            records: false,
+            two_rows: false,
+        };
+        for max_features in [1, 3] {
+            let grow = |search| grow_trees(&training, params(max_features), 5, None, search).unwrap();
+            let scan = grow(scan_search);
+            assert!(scan.iter().all(|t| t.nodes.len() > 100), "the fixture grows deep trees");
+            let counts = Search { count_binary: true, ..scan_search };
+            assert_eq!(scan, grow(counts), "{max_features} features, packed counts per feature");
+            assert_eq!(scan, grow(Search::FASTEST), "{max_features} features, the fastest search");
         }
     }
 

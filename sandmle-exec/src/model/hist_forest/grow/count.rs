@@ -112,6 +112,7 @@ impl Grower<'_> {
     fn split_packed(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
         let codes = &self.bins.codes[feature];
         let local = std::mem::take(&mut self.local_packed);
+        debug_assert_eq!(local.len(), rows.len(), "a packed weight for each of the node's rows");
         let best = self.cut_packed(feature, rows.iter().map(|&r| codes[r as usize]).zip(local.iter().copied()), total);
         self.local_packed = local;
         best
@@ -141,15 +142,18 @@ impl Grower<'_> {
         let len = rows.len();
         let n_bins = self.bins.edges[feature].len() + 1;
         let hist = &mut self.packed_hist;
+        debug_assert!(hist.iter().all(|&h| h == 0), "the packed histogram is all zeros between calls");
         if len < MARK_BELOW_ROWS_PER_BIN * n_bins {
             let mut occupied = [0u64; 4];
             for (c, p) in rows {
+                debug_assert!(usize::from(c) < n_bins, "bin {c} of a feature with {n_bins} bins");
                 hist[usize::from(c)] += p;
                 occupied[usize::from(c >> 6)] |= 1 << (c & 63);
             }
             self.packed_scan.list_occupied(hist, occupied);
         } else {
             for (c, p) in rows {
+                debug_assert!(usize::from(c) < n_bins, "bin {c} of a feature with {n_bins} bins");
                 hist[usize::from(c)] += p;
             }
             self.packed_scan.list_histogram(&hist[..], n_bins);

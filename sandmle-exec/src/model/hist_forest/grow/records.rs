@@ -160,8 +160,9 @@ impl Records {
 #[derive(Default)]
 pub(in crate::model::hist_forest) struct NodeRecords {
     recs: Vec<Record>,
-    /// Scratch for the rows going right while a node is partitioned.
-    right_recs: Vec<Record>,
+    /// Scratch through which a node's last rows are partitioned, both
+    /// sides ([`NodeRecords::partition`]).
+    through_recs: Vec<Record>,
     /// Group histograms ([`Records::groups`]) of the nodes on the path
     /// being grown: per depth, the left child's, then the right child's.
     hists: Vec<u64>,
@@ -446,10 +447,10 @@ impl NodeRecords {
     /// instructions against 1,398 million, and 1.8 % more time.
     fn partition_through(&mut self, at: usize, len: usize, left: impl Fn(&Record) -> bool) -> usize {
         let recs = &mut self.recs[at..at + len];
-        if self.right_recs.len() < len {
-            self.right_recs.resize(len, [0; WIDTH]);
+        if self.through_recs.len() < len {
+            self.through_recs.resize(len, [0; WIDTH]);
         }
-        let through = &mut self.right_recs[..len];
+        let through = &mut self.through_recs[..len];
         let (mut i, mut k) = (0, len);
         for r in recs.iter() {
             let l = left(r);
