@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::labelled::tables;
 use crate::random::shuffle;
-use crate::stats::{correlation, mean, sd, shape};
+use crate::stats::{correlated_pairs, mean, sd, shape};
 use sandmle_core::{
     Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, ImageDna, ImageSpec, Signal, Solution,
     TargetDna, TaskDna, decode_png, rng_for,
@@ -35,13 +35,13 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
         .filter(|n| *n != task.id_column && !task.target_columns.iter().any(|t| t == n))
         .collect();
     let mut features = Vec::with_capacity(feature_names.len());
-    let mut numeric: Vec<(usize, Vec<f64>)> = Vec::new();
+    let mut numeric: Vec<(usize, &[f64])> = Vec::new();
     for (i, name) in feature_names.iter().enumerate() {
         let col = env.train.column(name)?;
         let missing_rate = col.missing_count() as f64 / col.len().max(1) as f64;
         features.push(match col {
             Column::Numeric(v) => {
-                numeric.push((i, v.clone()));
+                numeric.push((i, v.as_slice()));
                 match shape(v) {
                     Some(shape) => FeatureDna::Numeric { missing_rate, shape },
                     None => FeatureDna::Categorical { missing_rate, cardinality: 0, shares: vec![] },
@@ -95,15 +95,11 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
             }
         });
     }
-    let mut correlations = Vec::new();
-    for a in 0..numeric.len() {
-        for b in a + 1..numeric.len() {
-            let r = correlation(&numeric[a].1, &numeric[b].1);
-            if r.abs() > CORRELATION_FLOOR {
-                correlations.push((numeric[a].0, numeric[b].0, r));
-            }
-        }
-    }
+    let columns: Vec<&[f64]> = numeric.iter().map(|&(_, v)| v).collect();
+    let correlations = correlated_pairs(&columns, CORRELATION_FLOOR)
+        .into_iter()
+        .map(|(a, b, r)| (numeric[a].0, numeric[b].0, r))
+        .collect();
     let targets = task
         .target_columns
         .iter()

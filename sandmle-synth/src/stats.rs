@@ -59,6 +59,87 @@ pub(crate) fn correlation(x: &[f64], y: &[f64]) -> f64 {
 
 pub(crate) use sandmle_core::stats::average_ranks as ranks;
 
+/// Lanes of [`correlated_pairs`]: the pairs of one column with the next
+/// eight, summed side by side.
+const LANES: usize = 8;
+
+/// The pairs `(a, b)`, `a < b`, of `columns` whose [`correlation`] is
+/// above `floor` in absolute value, in order of `a` then `b`, each with its
+/// correlation: the same bits [`correlation`] gives pair by pair.
+///
+/// A column with no missing or infinite value is centred and its sum of
+/// squares taken once, as [`correlation`] would for every pair it is in;
+/// each pair's sum of products then runs in its own lane, row by row in
+/// the same order, with the next seven columns' beside it. A seed's task
+/// DNA had spent most of its time here: caravan's 85 numeric columns of
+/// 5,822 rows make 3,570 pairs, which one chain of additions a pair took
+/// about 80 ms over (40 % of a one-candidate `generate`). A pair with a
+/// column that has a missing value drops the rows where either side is
+/// missing, so it goes through [`correlation`].
+pub(crate) fn correlated_pairs(columns: &[&[f64]], floor: f64) -> Vec<(usize, usize, f64)> {
+    let k = columns.len();
+    let n = columns.first().map_or(0, |c| c.len());
+    // Per column: its sum of squares about the mean when the column is
+    // complete, of the table's length and not constant.
+    let complete: Vec<bool> = columns.iter().map(|c| c.len() == n && c.iter().all(|v| v.is_finite())).collect();
+    // Room after the last column for a full lane's read.
+    let stride = k + LANES - 1;
+    let mut centred = vec![0.0; n * stride];
+    let mut squares: Vec<Option<f64>> = vec![None; k];
+    for (j, c) in columns.iter().enumerate() {
+        if !complete[j] || n < 2 || c.iter().all(|&v| v == c[0]) {
+            continue;
+        }
+        let m = c.iter().sum::<f64>() / n as f64;
+        let mut sxx = 0.0;
+        for (i, v) in c.iter().enumerate() {
+            let d = v - m;
+            centred[i * stride + j] = d;
+            sxx += d * d;
+        }
+        squares[j] = Some(sxx);
+    }
+    let mut pairs = Vec::new();
+    let mut keep = |a: usize, b: usize, r: f64| {
+        if r.abs() > floor {
+            pairs.push((a, b, r));
+        }
+    };
+    for a in 0..k {
+        if !complete[a] {
+            for b in a + 1..k {
+                keep(a, b, correlation(columns[a], columns[b]));
+            }
+            continue;
+        }
+        for first in (a + 1..k).step_by(LANES) {
+            let mut sums = [0.0; LANES];
+            if squares[a].is_some() {
+                for i in 0..n {
+                    let row = &centred[i * stride..];
+                    let (d, others) = (row[a], &row[first..first + LANES]);
+                    for (s, o) in sums.iter_mut().zip(others) {
+                        *s += d * o;
+                    }
+                }
+            }
+            for (b, sxy) in (first..k.min(first + LANES)).zip(sums) {
+                let r = if !complete[b] {
+                    correlation(columns[a], columns[b])
+                } else if let (Some(sxx), Some(syy)) = (squares[a], squares[b]) {
+                    let r = (sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0);
+                    if r.is_finite() { r } else { 0.0 }
+                } else {
+                    // A constant side or fewer than two rows.
+                    0.0
+                };
+                keep(a, b, r);
+            }
+        }
+    }
+    pairs
+}
+
 /// The standard normal distribution function (the complementary error
 /// function of Numerical Recipes, accuracy 1.2e-7; `libm`'s `exp`, so the
 /// result is the same on every architecture).
@@ -94,5 +175,48 @@ mod tests {
         assert!((normal_cdf(1.0) - 0.8413447460685429).abs() < 2e-7);
         assert_eq!(ranks(&[3.0, 1.0, 3.0]), vec![2.5, 1.0, 2.5]);
         assert!((correlation(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.5]) - 0.9979487157886733).abs() < 1e-12);
+    }
+
+    /// Every pair's correlation from the lanes has the bits the pair's own
+    /// [`correlation`] gives, on columns that are complete, constant,
+    /// missing a value or infinite somewhere, for column counts on both
+    /// sides of a lane's width and tables of 0 to 3 and 500 rows.
+    #[test]
+    fn correlated_pairs_are_each_pairs_correlation_bit_for_bit() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for (k, n) in [(0, 10), (1, 10), (2, 0), (3, 1), (5, 2), (9, 3), (8, 500), (19, 500)] {
+            let base: Vec<f64> = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
+            let columns: Vec<Vec<f64>> = (0..k)
+                .map(|j| {
+                    (0..n)
+                        .map(|i| match j % 6 {
+                            // Correlated with the base, more or less.
+                            0 | 1 => base[i] * (j as f64 + 1.0) + rng.random_range(-1.0..1.0) * j as f64,
+                            2 => 3.5,
+                            3 if i == n / 2 => f64::NAN,
+                            4 if i == 0 => f64::INFINITY,
+                            _ => -base[i] + rng.random_range(-0.5..0.5),
+                        })
+                        .collect()
+                })
+                .collect();
+            let refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+            let mut expected = Vec::new();
+            for a in 0..k {
+                for b in a + 1..k {
+                    expected.push((a, b, correlation(&columns[a], &columns[b]).to_bits()));
+                }
+            }
+            let all: Vec<_> = correlated_pairs(&refs, -1.0).into_iter().map(|(a, b, r)| (a, b, r.to_bits())).collect();
+            assert_eq!(all, expected, "{k} columns of {n} rows");
+            let above: Vec<_> = correlated_pairs(&refs, 0.3).into_iter().map(|(a, b, r)| (a, b, r.to_bits())).collect();
+            let expected_above: Vec<_> =
+                expected.into_iter().filter(|&(_, _, r)| f64::from_bits(r).abs() > 0.3).collect();
+            assert_eq!(above, expected_above, "{k} columns of {n} rows above 0.3");
+            if n == 500 {
+                assert!(above.len() >= 3, "the fixture has correlated pairs");
+            }
+        }
     }
 }
