@@ -79,12 +79,14 @@ const LANES: usize = 8;
 pub(crate) fn correlated_pairs(columns: &[&[f64]], floor: f64) -> Vec<(usize, usize, f64)> {
     let k = columns.len();
     let n = columns.first().map_or(0, |c| c.len());
-    // Per column: its sum of squares about the mean when the column is
-    // complete, of the table's length and not constant.
+    // Complete: of the table's length, no missing or infinite value.
     let complete: Vec<bool> = columns.iter().map(|c| c.len() == n && c.iter().all(|v| v.is_finite())).collect();
-    // Room after the last column for a full lane's read.
+    // Row by row, each column's values less its mean, with room after the
+    // last column for a full lane's read.
     let stride = k + LANES - 1;
     let mut centred = vec![0.0; n * stride];
+    // Per column: its sum of squares about the mean when it is complete
+    // and not constant (with at least two rows).
     let mut squares: Vec<Option<f64>> = vec![None; k];
     for (j, c) in columns.iter().enumerate() {
         if !complete[j] || n < 2 || c.iter().all(|&v| v == c[0]) {
