@@ -123,6 +123,30 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// An id of up to 16 bytes as the two words [`same_bytes`] compares: two
+/// ids of one length are equal exactly when their words are.
+#[inline]
+fn short_words(b: &[u8]) -> [u64; 2] {
+    let n = b.len();
+    match n {
+        0..=8 => [word(b), 0],
+        _ => [word(&b[..8]), word(&b[n - 8..])],
+    }
+}
+
+/// Columns of at least this many ids compare their pairs by bucket
+/// ([`IdIndex::compare_by_bucket`]); shorter ones, whose indexed ids sit in
+/// cache anyway, one by one.
+const BUCKETED_MIN: usize = 1 << 16;
+
+/// A bucket's indexed rows, as bits: 2^14 cells of up to 24 bytes, 384 KB,
+/// within a core's L2 cache.
+const BUCKET_ROW_BITS: u32 = 12;
+
+/// A compare record's length code for an id longer than 16 bytes, whose
+/// bytes are read again from the column.
+const LONG_ID: u64 = 31;
+
 impl<'k, S: AsRef<str>> IdIndex<'k, S> {
     /// Indexes `keys`: row `i` holds id `keys[i]`.
     ///
@@ -232,6 +256,9 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             k = end;
         }
         drop(theirs);
+        if n >= BUCKETED_MIN && n < 1 << 27 {
+            return self.compare_by_bucket(by_theirs, &id_at);
+        }
         // Every pair compared exactly, going down the column: its ids are
         // read in order, the indexed ones at random. Blocks of indexed ids
         // are located, and their first bytes read, before any is compared:
@@ -254,6 +281,63 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
                 }
                 order[row as usize] = j;
             }
+        }
+        Some(order)
+    }
+
+    /// [`IdIndex::align`]'s exact comparison of every pair, `by_theirs[j]`
+    /// the indexed row paired with the column's row `j` (fewer than 2^27
+    /// rows), bucket by bucket of [`BUCKET_ROW_BITS`] indexed rows.
+    ///
+    /// Going down the column, each pair is written to its indexed row's
+    /// bucket as a record carrying the column's id itself: its length and
+    /// [`short_words`] (an id of more than 16 bytes is marked [`LONG_ID`]
+    /// and read again from the column). The records are then compared
+    /// bucket after bucket, so the indexed ids each bucket reads, and the
+    /// places of `order` it writes, stay in cache. On a million ids (a
+    /// 2-core AMD EPYC VM): one pass at random over the indexed ids, a
+    /// cache miss a row, took about 40 ms; writing and comparing the
+    /// records about 25 ms, for 24 bytes a row of memory while they live.
+    fn compare_by_bucket<'a>(
+        &self,
+        by_theirs: Vec<u32>,
+        id_at: &impl Fn(usize) -> Option<&'a [u8]>,
+    ) -> Option<Vec<usize>> {
+        let n = by_theirs.len();
+        // Where each bucket's records start, then (as they are written)
+        // where its next record goes.
+        let mut next = vec![0usize; (n >> BUCKET_ROW_BITS) + 2];
+        for &i in &by_theirs {
+            *next.get_mut((i >> BUCKET_ROW_BITS) as usize + 1)? += 1;
+        }
+        for b in 1..next.len() {
+            next[b] += next[b - 1];
+        }
+        // A record: the indexed row (32 bits up), the column's row (5 bits
+        // up) and the id's length code; then the id's two words.
+        let mut records = vec![[0u64; 3]; n];
+        for (j, &i) in by_theirs.iter().enumerate() {
+            let theirs = id_at(j)?;
+            let (code, [w0, w1]) =
+                if theirs.len() <= 16 { (theirs.len() as u64, short_words(theirs)) } else { (LONG_ID, [0, 0]) };
+            let slot = next.get_mut((i >> BUCKET_ROW_BITS) as usize)?;
+            records[*slot] = [(u64::from(i) << 32) | ((j as u64) << 5) | code, w0, w1];
+            *slot += 1;
+        }
+        drop(by_theirs);
+        let mut order = vec![usize::MAX; n];
+        for &[head, w0, w1] in &records {
+            let (row, j, code) = ((head >> 32) as usize, (head >> 5 & ((1 << 27) - 1)) as usize, head & 31);
+            let ours = self.id(row)?.as_bytes();
+            let same = if code == LONG_ID {
+                id_at(j).is_some_and(|theirs| same_bytes(theirs, ours))
+            } else {
+                ours.len() as u64 == code && short_words(ours) == [w0, w1]
+            };
+            if !same {
+                return None;
+            }
+            order[row] = j;
         }
         Some(order)
     }
@@ -306,6 +390,76 @@ mod tests {
         assert_eq!(index.align(4999, |j| shuffled.get(j).map(|s| s.as_bytes())), None);
         assert_eq!(index.align(5000, |j| shuffled.get(j).map(|s| s.as_bytes()).filter(|_| j != 3)), None);
         assert_eq!(index.len(), 5000);
+    }
+
+    /// Columns long enough to be compared by bucket: ids of every length
+    /// around the two words (1 to 40 bytes, so short, two-word and long
+    /// ids share buckets) place row by row when shuffled, and any id
+    /// changed in one byte, cut short, lengthened or repeated leaves the
+    /// column unplaced, wherever it falls.
+    #[test]
+    fn columns_compared_by_bucket_place_exactly_the_indexed_ids() {
+        let n = BUCKETED_MIN + 3_001;
+        let keys: Vec<Option<String>> = (0..n)
+            .map(|i| Some(format!("{i:x}-{}", "abcdefghijklmnopqrstuvwxyz0123456789"[..i % 37].to_owned())))
+            .collect();
+        assert!(keys.iter().flatten().any(|k| k.len() <= 8) && keys.iter().flatten().any(|k| k.len() > 16));
+        let index = IdIndex::new(&keys).unwrap();
+        let at = |j: usize| (j * 7_919 + 13) % n;
+        let shuffled: Vec<Vec<u8>> = (0..n).map(|j| keys[at(j)].as_deref().unwrap().as_bytes().to_vec()).collect();
+        let place = |column: &[Vec<u8>]| index.align(n, |j| column.get(j).map(Vec::as_slice));
+        let order = place(&shuffled).unwrap();
+        assert!(order.iter().enumerate().all(|(i, &j)| at(j) == i));
+        for j in [0, 1, 4_096, n / 2, n - 1] {
+            let len = shuffled[j].len();
+            let mut changed = shuffled.clone();
+            changed[j][len - 1] ^= 1;
+            assert_eq!(place(&changed), None, "changed {j}");
+            let mut cut = shuffled.clone();
+            cut[j].pop();
+            assert_eq!(place(&cut), None, "cut {j}");
+            let mut longer = shuffled.clone();
+            longer[j].push(b'a');
+            assert_eq!(place(&longer), None, "longer {j}");
+            let mut twice = shuffled.clone();
+            twice[j] = shuffled[(j + 1) % n].clone();
+            assert_eq!(place(&twice), None, "twice {j}");
+        }
+    }
+
+    /// Columns long enough to be compared by bucket whose hashes agree
+    /// with the index but one of whose ids differs from the indexed one:
+    /// in its first or last byte, in the middle of a long id, or only in
+    /// length (a trailing NUL, which the zero-padded words do not show).
+    /// Only the exact comparison can refuse them.
+    #[test]
+    fn a_bucketed_comparison_refuses_an_id_whose_hash_agrees() {
+        let n = BUCKETED_MIN + 5;
+        let mut keys: Vec<Option<String>> = (0..n).map(|i| Some(format!("id{i:07}"))).collect();
+        keys[7] = Some("x\0".into());
+        keys[9] = Some("a-much-longer-identifier-9".into());
+        keys[11] = Some("short".into());
+        let column: Vec<String> = keys.iter().map(|k| k.clone().unwrap()).collect();
+        let cases = [
+            (0, "jd0000000"),
+            (1, "id0000002"),
+            (7, "x"),
+            (9, "a-much-longer-iDentifier-9"),
+            (11, "shorT"),
+            (n - 1, "id0065549"),
+        ];
+        for (row, replacement) in cases {
+            let mut index = IdIndex::new(&keys).unwrap();
+            let mut theirs = column.clone();
+            theirs[row] = replacement.into();
+            assert_ne!(theirs[row], column[row]);
+            let rb = index.row_bits;
+            index.packed = theirs.iter().enumerate().map(|(r, k)| pack(hash(k.as_bytes()), r, rb)).collect();
+            index.packed.sort_unstable();
+            assert_eq!(index.align(n, |j| theirs.get(j).map(|s| s.as_bytes())), None, "{replacement}");
+        }
+        let index = IdIndex::new(&keys).unwrap();
+        assert_eq!(index.align(n, |j| column.get(j).map(|s| s.as_bytes())), Some((0..n).collect()));
     }
 
     #[test]
