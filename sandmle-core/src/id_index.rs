@@ -257,7 +257,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             k = end;
         }
         drop(theirs);
-        if n >= BUCKETED_MIN && n < 1 << 27 {
+        if (BUCKETED_MIN..1 << 27).contains(&n) {
             return self.compare_by_bucket(by_theirs, &id_at);
         }
         // Every pair compared exactly, going down the column: its ids are
