@@ -109,22 +109,19 @@ fn hash(bytes: &[u8]) -> u64 {
 }
 
 /// `a == b` for byte strings, without a call for short ones: ids of up to
-/// 16 bytes (most) compare as two overlapping 8-byte words.
+/// 16 bytes (most) compare as their [`short_words`].
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0..=8 => word(a) == word(b),
-        9..=16 => word(&a[..8]) == word(&b[..8]) && word(&a[n - 8..]) == word(&b[n - 8..]),
+    match a.len() {
+        n if n != b.len() => false,
+        0..=16 => short_words(a) == short_words(b),
         _ => a == b,
     }
 }
 
-/// An id of up to 16 bytes as the two words [`same_bytes`] compares: two
-/// ids of one length are equal exactly when their words are.
+/// An id of up to 16 bytes as two words (two overlapping 8-byte words,
+/// or one zero-padded): two ids of one length are equal exactly when
+/// their words are.
 #[inline]
 fn short_words(b: &[u8]) -> [u64; 2] {
     let n = b.len();
@@ -147,6 +144,11 @@ const BUCKET_ROW_BITS: u32 = 12;
 /// A compare record's length code for an id longer than 16 bytes, whose
 /// bytes are read again from the column.
 const LONG_ID: u64 = 31;
+
+/// A compare record's bits for the column's row (between the indexed
+/// row's 32 and the length code's 5): columns of fewer than 2^27 ids are
+/// compared by bucket.
+const RECORD_ROW_BITS: u32 = 27;
 
 impl<'k, S: AsRef<str>> IdIndex<'k, S> {
     /// Indexes `keys`: row `i` holds id `keys[i]`.
@@ -257,7 +259,7 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             k = end;
         }
         drop(theirs);
-        if (BUCKETED_MIN..1 << 27).contains(&n) {
+        if (BUCKETED_MIN..1 << RECORD_ROW_BITS).contains(&n) {
             return self.compare_by_bucket(by_theirs, &id_at);
         }
         // Every pair compared exactly, going down the column: its ids are
@@ -287,8 +289,8 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
     }
 
     /// [`IdIndex::align`]'s exact comparison of every pair, `by_theirs[j]`
-    /// the indexed row paired with the column's row `j` (fewer than 2^27
-    /// rows), bucket by bucket of [`BUCKET_ROW_BITS`] indexed rows.
+    /// the indexed row paired with the column's row `j` (fewer than
+    /// 2^[`RECORD_ROW_BITS`] rows), bucket by bucket of [`BUCKET_ROW_BITS`] indexed rows.
     ///
     /// Going down the column, each pair is written to its indexed row's
     /// bucket as a record carrying the column's id itself: its length and
@@ -315,7 +317,8 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
             next[b] += next[b - 1];
         }
         // A record: the indexed row (32 bits up), the column's row (5 bits
-        // up) and the id's length code; then the id's two words.
+        // up, [`RECORD_ROW_BITS`] of them) and the id's length code; then
+        // the id's two words.
         let mut records = vec![[0u64; 3]; n];
         for (j, &i) in by_theirs.iter().enumerate() {
             let theirs = id_at(j)?;
@@ -328,7 +331,8 @@ impl<'k, S: AsRef<str>> IdIndex<'k, S> {
         drop(by_theirs);
         let mut order = vec![usize::MAX; n];
         for &[head, w0, w1] in &records {
-            let (row, j, code) = ((head >> 32) as usize, (head >> 5 & ((1 << 27) - 1)) as usize, head & 31);
+            let (row, j, code) =
+                ((head >> 32) as usize, (head >> 5 & ((1 << RECORD_ROW_BITS) - 1)) as usize, head & 31);
             let ours = self.id(row)?.as_bytes();
             let same = if code == LONG_ID {
                 id_at(j).is_some_and(|theirs| same_bytes(theirs, ours))
