@@ -130,21 +130,8 @@ impl ImageFeaturizer {
         }
         let planes = self.planes(pixels);
         let mut out = Vec::with_capacity(self.len());
-        let (ox, oy) = (overlaps(w, GRID), overlaps(h, GRID));
-        // The triples of each cell across (`ox` is in pixel order, so in
-        // cell order), summed in a register before the cell's total: the
-        // sums are whole numbers, the same in any order.
-        let columns: Vec<&[(usize, usize, u64)]> = ox.chunk_by(|a, b| a.1 == b.1).collect();
         for plane in &planes {
-            let mut acc = [0u64; GRID * GRID];
-            for &(y, cy, wy) in &oy {
-                let row = &plane[y * w..(y + 1) * w];
-                let cells = &mut acc[cy * GRID..][..GRID];
-                for column in &columns {
-                    let sum: u64 = column.iter().map(|&(x, _, wx)| wx * u64::from(row[x])).sum();
-                    cells[column[0].1] += wy * sum;
-                }
-            }
+            let acc = grid_sums(plane, w, h);
             let denom = (w * h) as f64 * 255.0;
             out.extend(acc.iter().map(|&a| a as f64 / denom));
         }
@@ -233,6 +220,41 @@ impl ImageFeaturizer {
     }
 }
 
+/// A plane's [`GRID`] x [`GRID`] cell sums, each pixel times its overlap
+/// with the cell (see [`ImageFeaturizer`]): whole numbers, the same in any
+/// order. When [`GRID`] divides both sides, every pixel lies in one cell
+/// whole, its overlap `G x G`: the cells' plain sums times `G²`, added
+/// along each row's runs of a cell (32 x 32 images' cells took a tenth of
+/// their features' time through the overlap triples).
+fn grid_sums(plane: &[u8], w: usize, h: usize) -> [u64; GRID * GRID] {
+    let mut acc = [0u64; GRID * GRID];
+    if w.is_multiple_of(GRID) && h.is_multiple_of(GRID) {
+        let (cell_w, cell_h) = (w / GRID, h / GRID);
+        for (y, row) in plane.chunks_exact(w).enumerate() {
+            let cells = &mut acc[y / cell_h * GRID..][..GRID];
+            for (cell, run) in cells.iter_mut().zip(row.chunks_exact(cell_w)) {
+                *cell += run.iter().map(|&v| u64::from(v)).sum::<u64>();
+            }
+        }
+        let area = (GRID * GRID) as u64;
+        acc.iter_mut().for_each(|a| *a *= area);
+        return acc;
+    }
+    let (ox, oy) = (overlaps(w, GRID), overlaps(h, GRID));
+    // The triples of each cell across (`ox` is in pixel order, so in
+    // cell order), summed in a register before the cell's total.
+    let columns: Vec<&[(usize, usize, u64)]> = ox.chunk_by(|a, b| a.1 == b.1).collect();
+    for &(y, cy, wy) in &oy {
+        let row = &plane[y * w..(y + 1) * w];
+        let cells = &mut acc[cy * GRID..][..GRID];
+        for column in &columns {
+            let sum: u64 = column.iter().map(|&(x, _, wx)| wx * u64::from(row[x])).sum();
+            cells[column[0].1] += wy * sum;
+        }
+    }
+    acc
+}
+
 /// The `(pixel, cell, overlap)` triples of an axis of `n` pixels split into
 /// `g` cells, in pixel order (see the module docs).
 pub(super) fn overlaps(n: usize, g: usize) -> Vec<(usize, usize, u64)> {
@@ -276,6 +298,23 @@ mod tests {
             let data = (0..5 * 3 * usize::from(channels)).map(|i| (i * 37 % 256) as u8).collect();
             let p = Pixels { width: 5, height: 3, channels, data };
             assert_eq!(f.planes(&p), f.planes_by_sample(&p), "{channels} channels");
+        }
+    }
+
+    /// Sides that [`GRID`] divides take the plain sums times `G²`; they
+    /// must be the overlap triples' sums.
+    #[test]
+    fn whole_grid_cells_sum_what_overlaps_sum() {
+        for (w, h) in [(8, 8), (32, 32), (16, 40), (64, 8)] {
+            let plane: Vec<u8> = (0..w * h).map(|i| (i * 97 % 256) as u8).collect();
+            let (ox, oy) = (overlaps(w, GRID), overlaps(h, GRID));
+            let mut want = [0u64; GRID * GRID];
+            for &(y, cy, wy) in &oy {
+                for &(x, cx, wx) in &ox {
+                    want[cy * GRID + cx] += wy * wx * u64::from(plane[y * w + x]);
+                }
+            }
+            assert_eq!(grid_sums(&plane, w, h), want, "{w} x {h}");
         }
     }
 

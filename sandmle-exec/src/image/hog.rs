@@ -23,17 +23,20 @@ const _: () = assert!(HOG_CELLS.is_power_of_two());
 
 /// The gradient-orientation histograms of the planes' grey image.
 pub(super) fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
-    // Each pixel's grey level as a whole number (`luma / scale` is the
-    // grey image), for the orientation bins.
-    let (luma, scale): (Vec<i64>, f64) = if planes.len() == 3 {
+    // Each pixel's grey level as a whole number, exactly in `f64` (`luma /
+    // scale` is the grey image), for the orientation bins.
+    let (luma, scale): (Vec<f64>, f64) = if planes.len() == 3 {
         let luma = (0..w * h)
-            .map(|i| 299 * i64::from(planes[0][i]) + 587 * i64::from(planes[1][i]) + 114 * i64::from(planes[2][i]))
+            .map(|i| {
+                let l = 299 * u32::from(planes[0][i]) + 587 * u32::from(planes[1][i]) + 114 * u32::from(planes[2][i]);
+                f64::from(l)
+            })
             .collect();
         (luma, 255_000.0)
     } else {
-        (planes[0].iter().map(|&v| i64::from(v)).collect(), 255.0)
+        (planes[0].iter().map(|&v| f64::from(v)).collect(), 255.0)
     };
-    let grey: Vec<f64> = luma.iter().map(|&l| l as f64 / scale).collect();
+    let grey: Vec<f64> = luma.iter().map(|&l| l / scale).collect();
     // The diagonals' bins are a function of the gradient alone, kept from
     // image to image on the thread.
     thread_local! {
@@ -54,7 +57,7 @@ pub(super) fn hog(planes: &[Vec<u8>], w: usize, h: usize) -> Vec<f64> {
 }
 
 /// The cells' sums for any size: each pixel's overlaps with the cells.
-fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &mut Diagonals) -> Vec<f64> {
+fn split_cell_sums(luma: &[f64], grey: &[f64], w: usize, h: usize, diagonals: &mut Diagonals) -> Vec<f64> {
     let (ox, oy) = (overlaps(w, HOG_CELLS), overlaps(h, HOG_CELLS));
     // Each pixel's first overlap triple, to walk its cells.
     let first = |o: &[(usize, usize, u64)], n: usize| {
@@ -80,7 +83,8 @@ fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &m
             }
             let dx = luma[y * w + right] - luma[y * w + left];
             let dy = luma[down * w + x] - luma[up * w + x];
-            let bin = orientation_bin(dx, dy).unwrap_or_else(|| diagonals.bin(gx, gy));
+            let code = orientation_code(dx, dy);
+            let bin = if code == DIAGONAL { diagonals.bin(gx, gy) } else { usize::from(code) };
             let (ys, xs) = (&oy[sy[y]..sy[y + 1]], &ox[sx[x]..sx[x + 1]]);
             if let ([(_, cy, wy)], [(_, cx, wx)]) = (ys, xs) {
                 // One cell (most pixels): the same addition, without the
@@ -101,14 +105,40 @@ fn split_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &m
 /// [`split_cell_sums`] when both sides are multiples of [`HOG_CELLS`]:
 /// a pixel's overlap with its one cell is `G x G` (it never straddles two
 /// cells), so it adds `magnitude · G² / G²`, its magnitude exactly (a
-/// product and a quotient by `G²`, a power of two), to its cell's bin: the same
-/// numbers, added to each bin in the same row-major order. A row's
-/// magnitudes are found in one pass the compiler vectorizes.
-fn whole_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &mut Diagonals) -> Vec<f64> {
+/// product and a quotient by `G²`, a power of two), to its cell's bin: the
+/// same numbers, added to each bin in the same row-major order.
+///
+/// A row is done in three passes, compiled for AVX2 where the processor
+/// has it ([`pulp::Arch`]; IEEE square roots, products and sums, nothing
+/// fused, so the same bits either way): every magnitude (four square roots
+/// to an instruction), every orientation bin, then the additions, the
+/// row's cells in turn pixel by pixel (pixel `k` of the first cell, of the
+/// second, ..., then pixel `k + 1`). Each bin still takes its cell's
+/// pixels in row-major order, but two additions to one bin are never
+/// back to back: each waited on the one before (a store, then its load)
+/// when a cell's neighbouring pixels shared a bin. A pixel of no gradient
+/// adds its zero magnitude to a bin instead of a branch (every sum is
+/// `+0.0` or more, which adding `+0.0` leaves as it is).
+fn whole_cell_sums(luma: &[f64], grey: &[f64], w: usize, h: usize, diagonals: &mut Diagonals) -> Vec<f64> {
+    struct Sums<'a>(&'a [f64], &'a [f64], usize, usize, &'a mut Diagonals);
+    impl pulp::WithSimd for Sums<'_> {
+        type Output = Vec<f64>;
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _simd: S) -> Vec<f64> {
+            let Sums(luma, grey, w, h, diagonals) = self;
+            whole_cell_sums_in(luma, grey, w, h, diagonals)
+        }
+    }
+    pulp::Arch::new().dispatch(Sums(luma, grey, w, h, diagonals))
+}
+
+/// [`whole_cell_sums`]' work, inlined into each processor's route.
+#[inline(always)]
+fn whole_cell_sums_in(luma: &[f64], grey: &[f64], w: usize, h: usize, diagonals: &mut Diagonals) -> Vec<f64> {
     let mut cells = vec![0f64; HOG_CELLS * HOG_CELLS * HOG_BINS];
-    // Each column's first bin in a row of cells.
-    let column_cell: Vec<usize> = (0..w).map(|x| x * HOG_CELLS / w * HOG_BINS).collect();
+    let cell_w = w / HOG_CELLS;
     let mut mags = vec![0f64; w];
+    let mut codes = vec![0u8; w];
     for y in 0..h {
         let (up, down) = (y.saturating_sub(1), (y + 1).min(h - 1));
         let (row, above, below) = (&grey[y * w..][..w], &grey[up * w..][..w], &grey[down * w..][..w]);
@@ -122,25 +152,42 @@ fn whole_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &m
         mags[0] = magnitude(row[1] - row[0], below[0] - above[0]);
         mags[w - 1] = magnitude(row[w - 1] - row[w - 2], below[w - 1] - above[w - 1]);
         let (l_row, l_up, l_down) = (&luma[y * w..][..w], &luma[up * w..][..w], &luma[down * w..][..w]);
-        let cell_row = &mut cells[y * HOG_CELLS / h * HOG_CELLS * HOG_BINS..][..HOG_CELLS * HOG_BINS];
-        for (x, &mag) in mags.iter().enumerate() {
-            if mag == 0.0 {
-                continue;
+        let code =
+            |x: usize, left: usize, right: usize| orientation_code(l_row[right] - l_row[left], l_down[x] - l_up[x]);
+        let inside = l_row[2..].iter().zip(&l_row[..w - 2]).zip(l_down[1..].iter().zip(&l_up[1..]));
+        for (c, ((r, l), (d, u))) in codes[1..w - 1].iter_mut().zip(inside) {
+            *c = orientation_code(r - l, d - u);
+        }
+        codes[0] = code(0, 0, 1);
+        codes[w - 1] = code(w - 1, w - 2, w - 1);
+        for x in 0..w {
+            if codes[x] == DIAGONAL {
+                // No gradient: bin 0, which its zero magnitude leaves as
+                // it is. A diagonal: atan2's bin.
+                let (left, right) = (x.saturating_sub(1), (x + 1).min(w - 1));
+                codes[x] = if l_row[right] == l_row[left] {
+                    0
+                } else {
+                    diagonals.bin(row[right] - row[left], below[x] - above[x]) as u8
+                };
             }
-            let (left, right) = (x.saturating_sub(1), (x + 1).min(w - 1));
-            let bin = orientation_bin(l_row[right] - l_row[left], l_down[x] - l_up[x])
-                .unwrap_or_else(|| diagonals.bin(row[right] - row[left], below[x] - above[x]));
-            cell_row[column_cell[x] + bin] += mag;
+        }
+        let cell_row = &mut cells[y * HOG_CELLS / h * HOG_CELLS * HOG_BINS..][..HOG_CELLS * HOG_BINS];
+        for k in 0..cell_w {
+            for (c, cell) in cell_row.chunks_exact_mut(HOG_BINS).enumerate() {
+                let x = c * cell_w + k;
+                cell[usize::from(codes[x])] += mags[x];
+            }
         }
     }
     cells
 }
 
-/// The orientation bin of a gradient of whole numbers `(dx, dy)`, not both
-/// zero: `floor(θ / (π / 8)) mod 8` of `θ = atan2(dy, dx)` folded into
-/// `[0, π)`, decided by exact comparisons, without `atan2`. `None` on a
-/// diagonal (`|dx| == |dy|`), where `θ` is a bin edge and the bin is the
-/// one [`float_orientation_bin`] finds.
+/// The orientation bin of a gradient of whole numbers `(dx, dy)`:
+/// `floor(θ / (π / 8)) mod 8` of `θ = atan2(dy, dx)` folded into
+/// `[0, π)`, decided by exact comparisons, without `atan2`; [`DIAGONAL`]
+/// on a diagonal (`|dx| == |dy|`, no gradient included), where `θ` is a
+/// bin edge and the bin is the one [`float_orientation_bin`] finds.
 ///
 /// Why this is the bin of the grey image's own gradient: the grey levels
 /// are these numbers divided by one constant `c` (255 or 255,000), so the
@@ -154,28 +201,35 @@ fn whole_cell_sums(luma: &[i64], grey: &[f64], w: usize, h: usize, diagonals: &m
 /// it. The edges at 0 and π/2 are met exactly on both sides (a zero
 /// difference is an exact zero), and the diagonals are left to the
 /// floating-point route. `orientation_bins_agree_with_atan2` checks it.
-fn orientation_bin(dx: i64, dy: i64) -> Option<usize> {
+///
+/// `dx` and `dy` are whole numbers of magnitude at most 255,000, so every
+/// sum, product and square here is a whole number below 2^53, exact in
+/// `f64`, and each comparison the one whole numbers give. No branch: a
+/// noisy image's gradients point anywhere, as good as random to the
+/// processor, and a row's codes are found four lanes at a time where the
+/// processor has them ([`whole_cell_sums`]).
+#[inline(always)]
+fn orientation_code(dx: f64, dy: f64) -> u8 {
     // Folded into [0, π): negated when dy < 0, or dy == 0 and dx < 0.
-    // The fold keeps |dx| and makes dy |dy|; whether the folded dx is
-    // positive is chosen without a branch (a noisy image's gradients
-    // point anywhere, as good as random to the processor).
-    let flip = (dy < 0) | ((dy == 0) & (dx < 0));
-    let positive = std::hint::select_unpredictable(flip, dx < 0, dx > 0);
+    // The fold keeps |dx| and makes dy |dy|; it only decides whether the
+    // folded dx is positive.
+    let flip = (dy < 0.0) | ((dy == 0.0) & (dx < 0.0));
+    let positive = if flip { dx < 0.0 } else { dx > 0.0 };
     let (a, dy) = (dx.abs(), dy.abs());
-    if a == dy {
-        return None;
-    }
     // dy < (√2 - 1)·a, dy < a and dy < (√2 + 1)·a, exactly, for a > 0
     // (all false for a = 0). Each implies the next, so how many hold
     // places θ in its half: bins 3, 2, 1, 0 for dx > 0 and 4, 5, 6, 7
-    // otherwise. Counted without a branch (the side a gradient falls on
-    // is as good as random to the processor).
-    let below_eighth = (dy + a) * (dy + a) < 2 * a * a;
+    // otherwise.
+    let below_eighth = (dy + a) * (dy + a) < 2.0 * a * a;
     let below_diagonal = dy < a;
-    let below_three_eighths = below_diagonal | ((dy - a) * (dy - a) < 2 * a * a);
-    let held = usize::from(below_eighth) + usize::from(below_diagonal) + usize::from(below_three_eighths);
-    Some(std::hint::select_unpredictable(positive, 3 - held, 4 + held))
+    let below_three_eighths = below_diagonal | ((dy - a) * (dy - a) < 2.0 * a * a);
+    let held = u8::from(below_eighth) + u8::from(below_diagonal) + u8::from(below_three_eighths);
+    let bin = if positive { 3 - held } else { 4 + held };
+    if a == dy { DIAGONAL } else { bin }
 }
+
+/// [`orientation_code`] of a diagonal: past every bin.
+const DIAGONAL: u8 = HOG_BINS as u8;
 
 /// One image's diagonal gradients' bins ([`float_orientation_bin`]), by
 /// their signs and the quotient `|gy / gx|`.
@@ -236,6 +290,12 @@ fn float_orientation_bin(gx: f64, gy: f64) -> usize {
 mod tests {
     use super::*;
 
+    /// [`orientation_code`] of whole numbers, `None` on a diagonal.
+    fn orientation_bin(dx: i64, dy: i64) -> Option<usize> {
+        let code = orientation_code(dx as f64, dy as f64);
+        (code != DIAGONAL).then_some(usize::from(code))
+    }
+
     /// Both routes, the grey levels as [`hog`] computes them.
     fn both_routes(l: [i64; 4], scale: f64) -> (usize, usize) {
         let [right, left, down, up] = l;
@@ -258,21 +318,21 @@ mod tests {
             [(32, 32, 255.0, 256), (4, 4, 255.0, 256), (8, 20, 255.0, 3), (64, 12, 255_000.0, 255_001)]
         {
             for image in 0..20 {
-                let luma: Vec<i64> = (0..w * h)
+                let luma: Vec<f64> = (0..w * h)
                     .map(|i| match image % 4 {
-                        0 => next(top) as i64,
-                        1 => ((i % w + i / w) % 7) as i64,
+                        0 => next(top) as f64,
+                        1 => ((i % w + i / w) % 7) as f64,
                         2 => {
                             if next(5) == 0 {
-                                next(top) as i64
+                                next(top) as f64
                             } else {
-                                0
+                                0.0
                             }
                         }
-                        _ => (i % w) as i64 * 3 + (i / w) as i64 * 3,
+                        _ => ((i % w) * 3 + (i / w) * 3) as f64,
                     })
                     .collect();
-                let grey: Vec<f64> = luma.iter().map(|&l| l as f64 / scale).collect();
+                let grey: Vec<f64> = luma.iter().map(|&l| l / scale).collect();
                 let mut d = Diagonals::default();
                 let (a, b) = (
                     whole_cell_sums(&luma, &grey, w, h, &mut d),
