@@ -24,7 +24,8 @@
 //! and trees one binning of the training matrix, and the forests of 10, 30
 //! and 100 trees and the one of depth 4 one forest of 100 (each takes its
 //! first trees, cut at its depth, which are exactly the ones it grows
-//! alone).
+//! alone), and the trees of depth 1, 3 and 6 one tree of depth 6 (the
+//! other two its cuts).
 //! All are shortcuts only: every member's submission is the one it makes
 //! alone.
 //!

@@ -22,6 +22,10 @@
 //! the deep forest that large: the panel's depth-4 forest and its forest
 //! of 100 have the same count.)
 //!
+//! A decision tree is a forest of one tree grown on every row, and shares
+//! in the same way: the panel's trees of depth 1, 3 and 6 (one seed, one
+//! leaf size) are one tree grown to depth 6, the other two its cuts.
+//!
 //! Members reading a prefix of the same trees also share their test rows'
 //! leaf sums when they predict the matrix the cache was made for
 //! ([`SharedForests::predicting`]): each row adds its leaves in tree
@@ -142,13 +146,19 @@ struct Key {
 
 /// `model`'s shape (its tree count set to 0, and its depth limit to none
 /// when it is at most [`CUT_DEPTHS`]), its tree count and its depth
-/// limit, when it is a histogram forest.
+/// limit, when it is a histogram forest or a decision tree (one tree).
 fn shape(model: &ModelSpec) -> Option<(ModelSpec, usize, Option<u16>)> {
     match *model {
         ModelSpec::HistForest { n_trees, max_depth, min_samples_leaf, max_features } => {
             let cuts = max_depth.filter(|&d| d > CUT_DEPTHS);
             let shape = ModelSpec::HistForest { n_trees: 0, max_depth: cuts, min_samples_leaf, max_features };
             Some((shape, n_trees, max_depth))
+        }
+        // A decision tree is a forest of one tree on every row: trees of
+        // one seed and shape but for a depth limit are one tree, cut.
+        ModelSpec::DecisionTree { max_depth, min_samples_leaf } => {
+            let cuts = max_depth.filter(|&d| d > CUT_DEPTHS);
+            Some((ModelSpec::DecisionTree { max_depth: cuts, min_samples_leaf }, 1, max_depth))
         }
         _ => None,
     }
@@ -159,9 +169,8 @@ impl ForestShare<'_> {
     /// `kind` and targets `(y_class, y_value)` reads its first `p.n_trees`
     /// trees from, and the depth it cuts them at (`None`: read as grown),
     /// `grow` growing it (with the plan's tree count and depths) when no
-    /// member has begun it; `None` when the fit grows its own: not a
-    /// forest of bootstrap samples, more trees or a depth the plan does not
-    /// hold, a deadline (a shared forest would be grown within the first
+    /// member has begun it; `None` when the fit grows its own: more trees
+    /// or a depth the plan does not hold, a deadline (a shared forest would be grown within the first
     /// member's), another member growing it, or a failure growing it.
     pub(super) fn forest(
         &self,
@@ -176,7 +185,7 @@ impl ForestShare<'_> {
             (Some(mine), _) if keep.is_some_and(|k| mine <= k) => Some(mine),
             _ => return None,
         };
-        if !p.bootstrap || trees < p.n_trees || deadline || p.keep_inner.is_some() {
+        if trees < p.n_trees || deadline || p.keep_inner.is_some() {
             return None;
         }
         let params = HistParams { n_trees: trees, max_depth: depth, keep_inner: keep, ..p };
@@ -433,5 +442,41 @@ mod tests {
         assert!(all.iter().all(|t| t.cut(4).is_some()));
         let p = HistParams { max_depth: Some(4), ..params(150) };
         assert!(share.forest((3, p, Kind::Values), (&[], &values), false, |_| panic!("not shared")).is_none());
+    }
+
+    /// Decision trees of depth 1, 3 and 6 (every row, every feature) are
+    /// one tree of depth 6 and its cuts, and each predicts what it
+    /// predicts alone; a tree of larger leaves is a tree of its own.
+    #[test]
+    fn decision_trees_of_one_seed_share_one_tree_cut_at_their_depths() {
+        let mut rng = rng_for(10, "cut trees");
+        let x = Array2::from_shape_fn((200, 6), |_| rng.random_range(-2.0..2.0));
+        let test = Array2::from_shape_fn((50, 6), |_| rng.random_range(-2.0..2.0));
+        let y: Vec<usize> =
+            x.rows().into_iter().map(|r| usize::from(r[0] * r[1] > 0.0) * 2 + usize::from(r[2] > 0.3)).collect();
+        let values: Vec<f64> = x.rows().into_iter().map(|r| r[0] * r[1] + r[3]).collect();
+        let tree = |max_depth, min_samples_leaf| PipelineSpec {
+            model: ModelSpec::DecisionTree { max_depth, min_samples_leaf },
+            ..forest_spec(1, 0, None)
+        };
+        let specs = [tree(Some(1), 1), tree(Some(3), 1), tree(Some(6), 1), tree(None, 5)];
+        let cache = SharedForests::for_specs(&specs).predicting(&test);
+        let clock = Clock::default();
+        let data = |forests| fit_data(&clock, (&x, &test), 0, forests);
+        for spec in &specs {
+            let ModelSpec::DecisionTree { max_depth, min_samples_leaf } = spec.model else { unreachable!() };
+            let plan = cache.share(spec).map(|s| s.plan);
+            let want = if min_samples_leaf == 1 { (Some(6), Some(3)) } else { (None, None) };
+            assert_eq!(plan, Some(Plan { trees: 1, depth: want.0, keep: want.1 }), "{max_depth:?}");
+            let p = HistParams { max_depth, min_samples_leaf, max_features: 6, bootstrap: false, ..params(1) };
+            let shared = classifier(&data(cache.share(spec)), &y, 4, p).unwrap();
+            let alone = classifier(&data(None), &y, 4, p).unwrap();
+            assert_eq!(bits(shared), bits(alone), "depth {max_depth:?}, leaves of {min_samples_leaf}");
+            let shared = regressor(&data(cache.share(spec)), &values, p).unwrap();
+            let alone = regressor(&data(None), &values, p).unwrap();
+            assert_eq!(bits(shared), bits(alone), "values, depth {max_depth:?}, leaves of {min_samples_leaf}");
+        }
+        // Two trees of classes and two of values, each grown once.
+        assert_eq!(cache.grown.lock().unwrap().len(), 4);
     }
 }
