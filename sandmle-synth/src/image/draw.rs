@@ -16,7 +16,7 @@
 use super::factors::{ImageFactors, ShapeKind};
 use super::raster::{Ink, Outline, Painter, Placement};
 use crate::error::{Error, Result};
-use rand::{Rng, RngExt};
+use rand::RngExt;
 use sandmle_core::{Pixels, SeedRng, encode_png};
 
 /// The shape of the images drawn: size and channels (1 grey or 3 RGB).
@@ -277,10 +277,14 @@ fn add_noise(data: &mut [u8], sd: u8, rng: &mut SeedRng) {
     }
     // 65536 / 147.8 ≈ 443.
     let scale = i32::from(sd) * 443;
-    let mut bytes = vec![0u8; data.len() * 4];
-    rng.fill_bytes(&mut bytes);
-    for (v, b) in data.iter_mut().zip(bytes.chunks_exact(4)) {
-        let s = i32::from(b[0]) + i32::from(b[1]) - i32::from(b[2]) - i32::from(b[3]);
+    // The stream's bytes four to a sample, read as little-endian words
+    // (`fill` on words is `fill_bytes` read so, on any processor): a word
+    // per lane, eight samples to an instruction.
+    let mut words = vec![0u32; data.len()];
+    rng.fill(&mut words[..]);
+    let byte = |w: u32, k: u32| ((w >> (8 * k)) & 0xff) as i32;
+    for (v, &w) in data.iter_mut().zip(&words) {
+        let s = byte(w, 0) + byte(w, 1) - byte(w, 2) - byte(w, 3);
         let delta = (s * scale) >> 16;
         *v = (i32::from(*v) + delta).clamp(0, 255) as u8;
     }

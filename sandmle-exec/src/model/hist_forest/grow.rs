@@ -23,7 +23,7 @@
 mod count;
 mod records;
 
-use super::scan::{Add, Cuts, PackedScan, Scan, ScanRuns, Split, purity, unpack};
+use super::scan::{Add, Cuts, PackedScan, Scan, ScanRuns, Split, node_squares, purity, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node, Tree};
 #[cfg(test)]
 pub(super) use records::Place;
@@ -125,6 +125,10 @@ pub(super) struct Grower<'a> {
     local: Vec<Add>,
     /// Scratch: totals, left and right sums.
     sums: Vec<f64>,
+    /// Classes: the node being searched's sum of squared class weights
+    /// ([`node_squares`] of its totals), which every candidate's scan starts
+    /// from.
+    squares: f64,
     /// Scratch: the feature order of a split search.
     order: Vec<usize>,
     /// Every feature's number, in order: what `order` starts from at each
@@ -245,6 +249,7 @@ impl<'a> Grower<'a> {
             keys,
             local,
             sums: vec![0.0; 3 * stride],
+            squares: 0.0,
             order: Vec::new(),
             features: (0..bins.codes.len()).collect(),
             listed: Vec::new(),
@@ -346,6 +351,9 @@ impl<'a> Grower<'a> {
         // so their sum is exact.
         self.totals(rows);
         let total = self.sums[0];
+        if let Kind::Classes(k) = self.kind {
+            self.squares = node_squares(&self.sums[..=k]);
+        }
         let id = self.nodes.len();
         self.nodes.push(Node::leaf(id, 0));
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
@@ -718,7 +726,7 @@ impl<'a> Grower<'a> {
         let codes = &self.bins.codes[feature];
         let mut keys = std::mem::take(&mut self.keys);
         let sorted = sort_by_bin(&mut keys, rows.iter().map(|&r| codes[r as usize]));
-        let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
+        let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total, squares: self.squares };
         let local = &self.local;
         let sorted = sorted.iter().map(|&k| (key_bin(k), local[key_place(k)]));
         let best = match self.kind {
@@ -739,7 +747,7 @@ impl<'a> Grower<'a> {
         let (codes, adds) = (&self.bins.codes[feature], &self.adds);
         let list = &pre.lists[feature * pre.m + at..][..len];
         let sorted = list.iter().map(|&r| (codes[r as usize], adds[r as usize]));
-        let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total };
+        let scan = Scan { min_leaf: self.p.min_samples_leaf as f64, feature, total, squares: self.squares };
         match self.kind {
             Kind::Values => scan.values(sorted, &self.sums, &mut self.scan_runs),
             Kind::Classes(k) => scan.classes(sorted, k, &mut self.sums, &mut self.scan_runs),

@@ -31,6 +31,9 @@ pub(super) struct Scan {
     pub min_leaf: f64,
     pub feature: usize,
     pub total: f64,
+    /// Classes: the node's sum of squared class weights, in class order
+    /// (found once per node, not once per candidate: [`node_squares`]).
+    pub squares: f64,
 }
 
 impl Scan {
@@ -108,9 +111,12 @@ impl Scan {
         let left = &mut rest[..k];
         left.fill(0.0);
         let tw = totals[0];
-        let parent = purity(Kind::Classes(k), totals);
+        // The node's purity is its sum of squares over its weight (at
+        // least 1: every row weighs at least one), as [`purity`] finds it.
+        debug_assert_eq!(self.squares.to_bits(), node_squares(totals).to_bits());
+        let parent = self.squares / tw;
         let (mut lw, mut lsq) = (0.0, 0.0);
-        let mut rsq: f64 = totals[1..].iter().map(|c| c * c).sum();
+        let mut rsq = self.squares;
         let mut rows = rows.peekable();
         let mut run = rows.peek()?.0;
         let mut n = 0;
@@ -537,6 +543,12 @@ fn first_greatest_of(raw: &[f64], most: f64, total: f64) -> Option<usize> {
     raw[first..].iter().position(|&r| r >= near && r / total == best).map(|i| first + i)
 }
 
+/// A class node's sum of squared class weights, in class order, of its
+/// weight and class weights `totals`: the numerator of its [`purity`].
+pub(super) fn node_squares(totals: &[f64]) -> f64 {
+    totals[1..].iter().map(|c| c * c).sum()
+}
+
 /// Weighted purity: the sum of squared class weights over the weight
 /// (Gini), or the squared sum over the weight (variance); higher is purer.
 pub(super) fn purity(kind: Kind, s: &[f64]) -> f64 {
@@ -544,7 +556,7 @@ pub(super) fn purity(kind: Kind, s: &[f64]) -> f64 {
         return 0.0;
     }
     match kind {
-        Kind::Classes(_) => s[1..].iter().map(|c| c * c).sum::<f64>() / s[0],
+        Kind::Classes(_) => node_squares(s) / s[0],
         Kind::Values => s[1] * s[1] / s[0],
     }
 }
