@@ -550,6 +550,9 @@ struct Search {
     /// Nodes of two rows compare each candidate's two bins and search
     /// only the first of each order.
     two_rows: bool,
+    /// Class nodes search no candidate after a cut into two pure
+    /// children (none can beat it).
+    stop_unbeatable: bool,
 }
 
 impl Search {
@@ -560,6 +563,7 @@ impl Search {
         count_binary: true,
         records: true,
         two_rows: true,
+        stop_unbeatable: true,
     };
 }
 
@@ -633,6 +637,7 @@ fn grow_trees(
             g.count_binary = search.count_binary;
             g.records = search.records;
             g.two_rows = search.two_rows;
+            g.stop_unbeatable = search.stop_unbeatable;
             g.grow_tree(&mut rows, &w);
             let tree = g.finish(scratch);
             (scratch.w, scratch.rows) = (w, rows);
@@ -1093,12 +1098,18 @@ mod tests {
             let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
             // Presorted trees take the two-row shortcut, the others search
             // every candidate.
-            let grow = |batch_min_rows, presort, sort_wide, count_binary| {
+            let grow_with = |batch_min_rows, presort, sort_wide, count_binary, stop_unbeatable| {
+                let two_rows = presort;
+                let records = false;
                 let search =
-                    Search { batch_min_rows, presort, sort_wide, count_binary, records: false, two_rows: presort };
+                    Search { batch_min_rows, presort, sort_wide, count_binary, records, two_rows, stop_unbeatable };
                 grow_trees(&training, params(max_features), 7, None, search).unwrap()
             };
-            let scan = grow(usize::MAX, false, true, false);
+            let grow = |batch_min_rows, presort, sort_wide, count_binary| {
+                grow_with(batch_min_rows, presort, sort_wide, count_binary, true)
+            };
+            // Every candidate of every node searched, the plain way.
+            let scan = grow_with(usize::MAX, false, true, false, false);
             assert!(scan.iter().all(|t| t.nodes.len() > 20), "the fixture grows real trees");
             // Features 0 and 1 have more bins than most nodes have rows,
             // features 2-4 at most four, feature 3 two.
@@ -1168,6 +1179,7 @@ mod tests {
             count_binary: false,
             records: false,
             two_rows: false,
+            stop_unbeatable: false,
         };
         for max_features in [1, 3] {
             let grow = |search| grow_trees(&training, params(max_features), 5, None, search).unwrap();
