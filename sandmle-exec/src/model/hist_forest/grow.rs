@@ -361,9 +361,7 @@ impl<'a> Grower<'a> {
         let total = self.sums[0];
         if let Kind::Classes(k) = self.kind {
             self.squares = node_squares(&self.sums[..=k]);
-            // A cut into two pure children's gain, as every scan computes
-            // it: `(lw + rw - parent) / total` ([`Grower::unbeatable`]).
-            self.perfect = (total - self.squares / total) / total;
+            self.perfect = best_grouping(&self.sums[1..=k], self.squares / total, total);
         }
         let id = self.nodes.len();
         self.nodes.push(Node::leaf(id, 0));
@@ -481,14 +479,12 @@ impl<'a> Grower<'a> {
     }
 
     /// Whether `best` is a cut no candidate can beat: a class node's cut
-    /// into two pure children. Every cut's gain is at most that one's (each
-    /// side's sum of squared class weights over its weight is at most its
-    /// weight, with equality only when one class holds it), every such cut
-    /// computes it exactly (`lsq / lw = lw` and `lw + rw = total` for whole
-    /// numbers), any other falls short by far more than rounding, and a
-    /// later cut of an equal gain is not kept: the candidates after it
-    /// cannot change the split, and are not searched. (They were drawn
-    /// already, so the draws of deeper nodes do not move.)
+    /// that puts each class whole on one side, in the grouping of the
+    /// greatest gain ([`best_grouping`]). No cut's gain is greater, every
+    /// cut of that grouping computes it exactly, and a later cut of an
+    /// equal gain is not kept: the candidates after it cannot change the
+    /// split, and are not searched. (They were drawn already, so the draws
+    /// of deeper nodes do not move.)
     fn unbeatable(&self, best: Option<Split>) -> bool {
         self.stop_unbeatable && best.is_some_and(|b| b.3 >= self.perfect)
     }
@@ -813,6 +809,62 @@ impl Presorted {
         }
         Presorted { lists, m }
     }
+}
+
+/// Classes present in a node up to which [`best_grouping`] looks for the
+/// greatest gain (2^(n-1) - 1 groupings of n classes).
+const GROUPED_CLASSES: usize = 5;
+
+/// The greatest gain a cut of a class node can have, as the scans compute
+/// it, or +inf when the node holds more than [`GROUPED_CLASSES`] classes;
+/// `classes` are its class weights, `parent` its purity, `total` its
+/// weight.
+///
+/// A side's sum of squared class weights over its weight is convex in its
+/// class weights (the perspective of a square), so the gain of a cut,
+/// over the box of how much of each class goes left, is greatest at a
+/// corner: each class whole on one side. So the greatest gain is the
+/// greatest over the groupings of the classes present in two, and every
+/// cut of that grouping has the same sums of squares and weights on its
+/// sides (whole numbers, exact), so the same computed gain
+/// (`lsq / lw + rsq / rw - parent`, over the total, the two sides added
+/// in either order). A cut that splits a class falls short by far more
+/// than rounding. With two classes the grouping is the two pure sides.
+fn best_grouping(classes: &[f64], parent: f64, total: f64) -> f64 {
+    let mut present = [0.0; GROUPED_CLASSES];
+    let mut n = 0;
+    for &c in classes {
+        if c > 0.0 {
+            if n == GROUPED_CLASSES {
+                return f64::INFINITY;
+            }
+            present[n] = c;
+            n += 1;
+        }
+    }
+    if n < 2 {
+        // A pure node is not searched; nothing is unbeatable in it.
+        return f64::INFINITY;
+    }
+    let mut most = f64::NEG_INFINITY;
+    // Each grouping once: the first class on the left.
+    for left in (1u32..1 << n).step_by(2) {
+        if left == (1 << n) - 1 {
+            continue;
+        }
+        let side = |on_left: bool| {
+            let (mut squares, mut weight) = (0.0, 0.0);
+            for (i, &c) in present[..n].iter().enumerate() {
+                if (left >> i & 1 == 1) == on_left {
+                    squares += c * c;
+                    weight += c;
+                }
+            }
+            squares / weight
+        };
+        most = most.max(side(true) + side(false));
+    }
+    (most - parent) / total
 }
 
 /// Keeps split `s` in `best` if its gain beats the best's (the first of
