@@ -830,7 +830,14 @@ const GROUPED_CLASSES: usize = 5;
 /// (`lsq / lw + rsq / rw - parent`, over the total, the two sides added
 /// in either order). A cut that splits a class falls short by far more
 /// than rounding. With two classes the grouping is the two pure sides.
+/// (A node of 2^26 or more rows' weight gets +inf: its sums of squares
+/// need not be exact.)
 fn best_grouping(classes: &[f64], parent: f64, total: f64) -> f64 {
+    // Below 2^26 rows' weight every sum of squares is a whole number
+    // below 2^53, exact in any order (see the scans); above, no bound.
+    if total >= (1u64 << 26) as f64 {
+        return f64::INFINITY;
+    }
     let mut present = [0.0; GROUPED_CLASSES];
     let mut n = 0;
     for &c in classes {
