@@ -179,28 +179,10 @@ pub fn render(f: &ImageFactors, canvas: &Canvas, rng: &mut SeedRng) -> Result<Pi
         outline.transform(&frame);
         painter.fill(&outline, &shape_ink(f, canvas.channels, side, frame), 1.0);
     }
-    let data = finish(&painter, canvas, f, rng);
+    let mut data = painter.bytes();
+    box_blur(&mut data, canvas, usize::from(f.blur));
+    add_noise(&mut data, f.noise, rng);
     Ok(Pixels { width: canvas.width, height: canvas.height, channels: canvas.channels, data })
-}
-
-/// The painted levels as bytes, blurred, then noised: whole-image passes
-/// compiled for AVX2 where the processor has it ([`pulp::Arch`]), eight
-/// or more samples to an instruction. Each step is the same integer or
-/// `f32` arithmetic on either route, so the same bytes.
-fn finish(painter: &Painter, canvas: &Canvas, f: &ImageFactors, rng: &mut SeedRng) -> Vec<u8> {
-    struct Finish<'a>(&'a Painter, &'a Canvas, &'a ImageFactors, &'a mut SeedRng);
-    impl pulp::WithSimd for Finish<'_> {
-        type Output = Vec<u8>;
-        #[inline(always)]
-        fn with_simd<S: pulp::Simd>(self, _simd: S) -> Vec<u8> {
-            let Finish(painter, canvas, f, rng) = self;
-            let mut data = painter.bytes();
-            box_blur(&mut data, canvas, usize::from(f.blur));
-            add_noise(&mut data, f.noise, rng);
-            data
-        }
-    }
-    pulp::Arch::new().dispatch(Finish(painter, canvas, f, rng))
 }
 
 /// [`render`], encoded as a PNG.
@@ -217,7 +199,6 @@ pub fn render_png(f: &ImageFactors, canvas: &Canvas, rng: &mut SeedRng) -> Resul
 /// samples, `radius` on each side, so the sum slides over it without a
 /// clamp per sample; down, one sum per sample of a row slides over whole
 /// rows (the border rows repeated), a row at a time.
-#[inline(always)]
 fn box_blur(data: &mut [u8], canvas: &Canvas, radius: usize) {
     if radius == 0 {
         return;
@@ -270,7 +251,6 @@ fn box_blur(data: &mut [u8], canvas: &Canvas, radius: usize) {
 /// Adds noise of standard deviation `sd` levels to every sample: the sum
 /// and difference of four random bytes (standard deviation about 147.8),
 /// scaled in integers.
-#[inline(always)]
 fn add_noise(data: &mut [u8], sd: u8, rng: &mut SeedRng) {
     if sd == 0 {
         return;
@@ -279,7 +259,7 @@ fn add_noise(data: &mut [u8], sd: u8, rng: &mut SeedRng) {
     let scale = i32::from(sd) * 443;
     // The stream's bytes four to a sample, read as little-endian words
     // (`fill` on words is `fill_bytes` read so, on any processor): a word
-    // per lane, eight samples to an instruction.
+    // per lane, several samples to an instruction.
     let mut words = vec![0u32; data.len()];
     rng.fill(&mut words[..]);
     let byte = |w: u32, k: u32| ((w >> (8 * k)) & 0xff) as i32;

@@ -216,7 +216,6 @@ impl Painter {
     /// The levels rounded to bytes, halves up (every level is in
     /// `[0, 255]`, so `v + 0.5` truncated is `v` rounded; the cast
     /// saturates).
-    #[inline(always)]
     pub fn bytes(&self) -> Vec<u8> {
         self.levels.iter().map(|&v| (v + 0.5) as u8).collect()
     }

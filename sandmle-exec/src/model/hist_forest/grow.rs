@@ -95,7 +95,7 @@ pub(super) struct Grower<'a> {
     /// Nodes of two rows compare each candidate's two bins
     /// ([`Grower::split_two_values`], [`Grower::split_two_rows`]).
     pub two_rows: bool,
-    /// Class nodes search no candidate after a cut into two pure children
+    /// Class nodes search no candidate after a cut none can beat
     /// ([`Grower::unbeatable`]; the same trees, faster).
     pub stop_unbeatable: bool,
     y_class: &'a [usize],
@@ -132,8 +132,8 @@ pub(super) struct Grower<'a> {
     /// ([`node_squares`] of its totals), which every candidate's scan starts
     /// from.
     squares: f64,
-    /// The gain no cut of the node being searched can beat (classes: a
-    /// cut into two pure children; values: none, +inf).
+    /// The gain no cut of the node being searched can beat (classes: the
+    /// best grouping's, [`best_grouping`]; values: none, +inf).
     perfect: f64,
     /// Scratch: the feature order of a split search.
     order: Vec<usize>,

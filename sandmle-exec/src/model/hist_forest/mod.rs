@@ -550,8 +550,8 @@ struct Search {
     /// Nodes of two rows compare each candidate's two bins and search
     /// only the first of each order.
     two_rows: bool,
-    /// Class nodes search no candidate after a cut into two pure
-    /// children (none can beat it).
+    /// Class nodes search no candidate after a cut none can beat (the
+    /// best grouping of their classes).
     stop_unbeatable: bool,
 }
 

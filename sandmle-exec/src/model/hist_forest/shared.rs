@@ -170,8 +170,9 @@ impl ForestShare<'_> {
     /// trees from, and the depth it cuts them at (`None`: read as grown),
     /// `grow` growing it (with the plan's tree count and depths) when no
     /// member has begun it; `None` when the fit grows its own: more trees
-    /// or a depth the plan does not hold, a deadline (a shared forest would be grown within the first
-    /// member's), another member growing it, or a failure growing it.
+    /// or a depth the plan does not hold, a deadline (a shared forest
+    /// would be grown within the first member's), another member growing
+    /// it, or a failure growing it.
     pub(super) fn forest(
         &self,
         (seed, p, kind): (u64, HistParams, Kind),
