@@ -6,11 +6,14 @@
 //! success, 1 the submission or solution is at fault, 2 bad arguments or a
 //! broken environment.
 
-/// The command's allocator: mimalloc, which backs its arenas with
-/// transparent huge pages. Grading a million rows touches about 100 MB
-/// once: glibc's allocator takes 25,000 page faults for it, mimalloc about
+/// The command's allocator: mimalloc, whose arenas THP can back with
+/// huge pages. Grading a million rows touches about 100 MB once: with huge
+/// pages glibc's allocator took 25,000 page faults for it, mimalloc about
 /// 250, and `sandmle evaluate` of a 1M-row shuffled submission ran 0.283 s
 /// against 0.326 s (medians of 25 alternated runs, 2-core AMD EPYC VM).
+/// `evaluate` now turns huge pages off for itself (see
+/// `grading::small_pages`); with 4 KB pages the two allocators grade
+/// alike (250 and 253 ms, alternated with a pandas evaluator).
 /// The libraries leave the choice of allocator to their users.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
