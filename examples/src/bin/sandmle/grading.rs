@@ -86,12 +86,13 @@ pub fn evaluate(a: &EvaluateArgs, g: &Globals) -> Result<ExitCode, Failure> {
 }
 
 /// Turns transparent huge pages off for this process (Linux; a failure
-/// leaves them as they were), for `evaluate` and `score`. Grading touches each page of its memory
-/// about once, and a fault on a huge page zeroes 2 MB: when the kernel has
-/// no zeroed huge page at hand, that made `evaluate` of a million rows
-/// take 0.25 to 0.33 s where 4 KB pages take 0.23 to 0.24 s (alternated
-/// with a pandas evaluator, as `compare_sklearn.py` runs it, 2-core AMD
-/// EPYC VM). Huge pages win only on a quiet machine (0.20 s there).
+/// leaves them as they were), for `evaluate` and `score`. Grading touches
+/// each page of its memory about once, and a fault on a huge page zeroes
+/// 2 MB: when the kernel has no zeroed huge page at hand, that made
+/// `evaluate` of a million rows take 0.25 to 0.33 s where 4 KB pages take
+/// 0.23 to 0.24 s (alternated with a pandas evaluator, as
+/// `compare_sklearn.py` runs it, 2-core AMD EPYC VM). Huge pages win only
+/// on a quiet machine (0.20 s there, but some runs 0.33 s).
 fn small_pages() {
     #[cfg(target_os = "linux")]
     let _ = nix::sys::prctl::set_thp_disable(true);
