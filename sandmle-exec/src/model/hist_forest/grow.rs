@@ -359,15 +359,17 @@ impl<'a> Grower<'a> {
         // so their sum is exact.
         self.totals(rows);
         let total = self.sums[0];
-        if let Kind::Classes(k) = self.kind {
-            self.squares = node_squares(&self.sums[..=k]);
-            self.perfect = best_grouping(&self.sums[1..=k], self.squares / total, total);
-        }
         let id = self.nodes.len();
         self.nodes.push(Node::leaf(id, 0));
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
         self.depth = depth;
         let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows, total) {
+            // What every candidate's class scan starts from, and the gain
+            // none can beat: only for a node that is searched.
+            if let Kind::Classes(k) = self.kind {
+                self.squares = node_squares(&self.sums[..=k]);
+                self.perfect = best_grouping(&self.sums[1..=k], self.squares / total, total);
+            }
             self.best_split(rows, at, total)
         } else {
             None
