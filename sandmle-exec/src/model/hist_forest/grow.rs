@@ -22,12 +22,14 @@
 
 mod count;
 mod records;
+mod replay;
 
-use super::scan::{Add, Cuts, PackedScan, Scan, ScanRuns, Split, node_squares, purity, unpack};
+use super::scan::{Add, Cuts, PackedScan, Scan, ScanRuns, Split, purity, unpack};
 use super::{Bins, HistParams, Kind, MAX_BINS, Node, Tree};
 #[cfg(test)]
 pub(super) use records::Place;
 pub(super) use records::Records;
+pub(super) use replay::{Searched, sort_log};
 use sandmle_core::{SeedRng, rng_for};
 
 /// The nodes at each depth above this one draw from a stream of their
@@ -152,6 +154,15 @@ pub(super) struct Grower<'a> {
     right: Vec<u32>,
     /// Two-class trees grown over row records: the records in node order.
     node_records: records::NodeRecords,
+    /// When set, each split search is logged here, for a tree of larger
+    /// leaves to replay ([`replay`]).
+    pub log: Option<Vec<Searched>>,
+    /// The logged searches of a tree of smaller leaves of this one's seed,
+    /// sorted by place ([`sort_log`]), which this tree replays where it
+    /// may ([`replay`]; the same tree, faster).
+    pub replay: &'a [Searched],
+    /// How many nodes replayed a logged search.
+    pub replayed: usize,
 }
 
 /// What one thread's trees reuse, one tree after another: buffers the
@@ -265,6 +276,9 @@ impl<'a> Grower<'a> {
             lists,
             right,
             node_records,
+            log: None,
+            replay: &[],
+            replayed: 0,
         }
     }
 
@@ -349,12 +363,13 @@ impl<'a> Grower<'a> {
                 }
             }));
         }
-        self.grow(rows, 0, 0);
+        self.grow(rows, 0, 0, 0, true);
     }
 
-    /// Grows the node over `rows`, the tree's rows from place `at` on, and
-    /// returns its index.
-    fn grow(&mut self, rows: &mut [u32], at: usize, depth: u16) -> usize {
+    /// Grows the node over `rows`, the tree's rows from place `at` on, at
+    /// `depth`, `turns` from the root (see [`replay`]; `same`: its
+    /// ancestors split as the replayed tree's did), and returns its index.
+    fn grow(&mut self, rows: &mut [u32], at: usize, depth: u16, turns: u64, same: bool) -> usize {
         // The node's totals, in row order; the weights are whole numbers,
         // so their sum is exact.
         self.totals(rows);
@@ -363,16 +378,10 @@ impl<'a> Grower<'a> {
         self.nodes.push(Node::leaf(id, 0));
         let depth_ok = self.p.max_depth.is_none_or(|d| depth < d);
         self.depth = depth;
-        let split = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows, total) {
-            // What every candidate's class scan starts from, and the gain
-            // none can beat: only for a node that is searched.
-            if let Kind::Classes(k) = self.kind {
-                self.squares = node_squares(&self.sums[..=k]);
-                self.perfect = best_grouping(&self.sums[1..=k], self.squares / total, total);
-            }
-            self.best_split(rows, at, total)
+        let (split, same) = if depth_ok && total >= 2.0 * self.p.min_samples_leaf as f64 && !self.pure(rows, total) {
+            self.search(rows, at, total, turns, same)
         } else {
-            None
+            (None, false)
         };
         match split {
             Some((feature, bin, next, _)) => {
@@ -393,8 +402,9 @@ impl<'a> Grower<'a> {
                     }
                 }
                 let (l, r) = rows.split_at_mut(mid);
-                let left = self.grow(l, at, depth + 1);
-                let right = self.grow(r, at + mid, depth + 1);
+                let left = self.grow(l, at, depth + 1, turns, same);
+                let right =
+                    self.grow(r, at + mid, depth + 1, turns | 1u64.checked_shl(depth.into()).unwrap_or(0), same);
                 self.nodes[id] = Node::split(id, feature, threshold, left, right);
             }
             None => self.leaf(id, total),

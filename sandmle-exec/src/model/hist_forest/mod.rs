@@ -592,6 +592,7 @@ fn draw(rng: &mut SeedRng, low: usize, high: usize) -> usize {
 
 /// Grows `p.n_trees` trees, each from its own seed drawn from `seed`, in
 /// index order whatever the thread count.
+#[cfg(test)]
 fn grow_trees(
     t: &Training<'_>,
     p: HistParams,
@@ -599,13 +600,39 @@ fn grow_trees(
     deadline: Option<(Instant, std::time::Duration)>,
     search: Search,
 ) -> Result<Vec<Tree>> {
+    Ok(grow_logged(t, p, seed, deadline, search, Logs::default())?.0)
+}
+
+/// Split searches logged by the trees of a forest, for a forest of larger
+/// leaves to replay (see [`grow::Searched`]).
+#[derive(Clone, Copy, Default)]
+struct Logs<'a> {
+    /// Log each tree's searches.
+    keep: bool,
+    /// Each tree's logged searches (its place: the `i`-th tree replays
+    /// the `i`-th log), from a forest of this one's seed, matrix, target,
+    /// candidates and sampling, with smaller leaves.
+    replay: &'a [Vec<grow::Searched>],
+}
+
+/// [`grow_trees`], logging each tree's searches when `logs.keep`, and
+/// replaying `logs.replay` where it may (the same trees).
+fn grow_logged(
+    t: &Training<'_>,
+    p: HistParams,
+    seed: u64,
+    deadline: Option<(Instant, std::time::Duration)>,
+    search: Search,
+    logs: Logs<'_>,
+) -> Result<(Vec<Tree>, Vec<Vec<grow::Searched>>)> {
     let Training { bins, n, y_class, y_value, kind } = *t;
     let mut seeder = rng_for(seed, "hist_forest");
     let seeds: Vec<u64> = (0..p.n_trees).map(|_| seeder.random()).collect();
     // Each thread reuses its buffers across the trees it grows.
-    seeds
+    let grown: Vec<(Tree, Vec<grow::Searched>)> = seeds
         .par_iter()
-        .map_init(grow::Scratch::default, |scratch, &s| {
+        .enumerate()
+        .map_init(grow::Scratch::default, |scratch, (i, &s)| {
             if let Some((at, limit)) = deadline
                 && Instant::now() >= at
             {
@@ -638,12 +665,17 @@ fn grow_trees(
             g.records = search.records;
             g.two_rows = search.two_rows;
             g.stop_unbeatable = search.stop_unbeatable;
+            g.log = logs.keep.then(Vec::new);
+            g.replay = logs.replay.get(i).map_or(&[], Vec::as_slice);
             g.grow_tree(&mut rows, &w);
+            let mut log = g.log.take().unwrap_or_default();
+            grow::sort_log(&mut log);
             let tree = g.finish(scratch);
             (scratch.w, scratch.rows) = (w, rows);
-            Ok(tree)
+            Ok((tree, log))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(grown.into_iter().unzip())
 }
 
 /// Grows the forest and returns each test row's mean leaf payload.
@@ -666,13 +698,18 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
         }
     };
     let training = Training { bins, n: x.nrows(), y_class, y_value, kind };
-    let grow = |p: HistParams| grow_trees(&training, p, d.seed, d.clock.deadline, Search::FASTEST);
+    // A forest of larger leaves replays the searches a shared forest of
+    // its seed logged, where it may (see [`grow::Searched`]).
+    let replay = d.forests.and_then(|s| s.cache.replay_for((d.seed, p, kind), (y_class, y_value)));
+    let logs = |keep| Logs { keep, replay: replay.as_deref().map_or(&[], Vec::as_slice) };
+    let grow = |p: HistParams, keep| grow_logged(&training, p, d.seed, d.clock.deadline, Search::FASTEST, logs(keep));
     // A forest whose trees are a prefix of a shared one's, or that
     // prefix cut at its depth, reads them (see [`SharedForests`]); any
     // other grows its own.
     let deadline = d.clock.deadline.is_some();
-    let shared =
-        d.forests.and_then(|s| s.forest((d.seed, p, kind), (y_class, y_value), deadline, |params| grow(params).ok()));
+    let shared = d.forests.and_then(|s| {
+        s.forest((d.seed, p, kind), (y_class, y_value), deadline, |params, keep| grow(params, keep).ok())
+    });
     // A shallower member's trees are the shared ones cut at its depth.
     let cut: Option<Vec<Tree>> = match &shared {
         Some((all, Some(depth))) => all[..p.n_trees].iter().map(|t| t.cut(*depth)).collect(),
@@ -683,7 +720,7 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
         (Some((all, None)), _) => &all[..p.n_trees],
         (Some(_), Some(cut)) => cut,
         _ => {
-            own = grow(p)?;
+            own = grow(p, false)?.0;
             &own
         }
     };

@@ -41,10 +41,19 @@
 //! park a worker either way. With one thread the members run in turn and
 //! the forest is grown once; with more, at worst twice.
 //!
+//! A forest of the same seed and shape but for larger leaves (the panel's
+//! forest of 100 with leaves of 5) draws the same bootstraps and, node for
+//! node, the same candidates, so where the shared forest's best cut leaves
+//! enough weight on each side it is this forest's best cut too. The shared
+//! forest logs its trees' split searches when such a member is planned,
+//! and the member replays them where it may and searches elsewhere
+//! ([`Searched`]): the trees it grows alone, with about half the search
+//! work. A member that comes before the log is kept searches every node.
+//!
 //! Only a fit without a deadline shares (the panel's): a member with a
 //! deadline grows its own trees, within its own deadline.
 
-use super::grow::CUT_DEPTHS;
+use super::grow::{CUT_DEPTHS, Searched};
 use super::{HistParams, Kind, Tree};
 use crate::spec::{ModelSpec, PipelineSpec};
 use ndarray::Array2;
@@ -73,7 +82,13 @@ pub(crate) struct SharedForests {
     test: Option<(usize, usize, usize)>,
     /// Leaf sums of the test matrix over shared forests' first trees.
     sums: Mutex<Vec<PrefixSums>>,
+    /// The split searches logged by shared forests that a member of larger
+    /// leaves replays, by what determines them.
+    logs: Mutex<Vec<(Key, ForestLogs)>>,
 }
+
+/// A shared forest's logged split searches, one list per tree.
+type ForestLogs = Arc<Vec<Vec<Searched>>>;
 
 /// The test matrix's leaf sums over a shared forest's first trees.
 struct PrefixSums {
@@ -101,6 +116,9 @@ pub(crate) struct Plan {
     pub depth: Option<u16>,
     /// The deepest cut a member reads, when one is shallower.
     pub keep: Option<u16>,
+    /// Whether the trees log their split searches, for a member of larger
+    /// leaves and the same seed to replay.
+    pub log: bool,
 }
 
 impl Plan {
@@ -112,7 +130,7 @@ impl Plan {
             _ => None,
         };
         let cuts = [self.depth, depth, self.keep].into_iter().flatten().filter(|&d| deepest.is_none_or(|top| d < top));
-        *self = Plan { trees: self.trees.max(trees), depth: deepest, keep: cuts.max() };
+        *self = Plan { trees: self.trees.max(trees), depth: deepest, keep: cuts.max(), log: self.log };
     }
 }
 
@@ -144,6 +162,28 @@ struct Key {
     target: [usize; 4],
 }
 
+/// The class and value targets' addresses and lengths, as [`Key`] holds them.
+fn target_of(y_class: &[usize], y_value: &[f64]) -> [usize; 4] {
+    [y_class.as_ptr() as usize, y_class.len(), y_value.as_ptr() as usize, y_value.len()]
+}
+
+/// Whether trees of shape `a` replay the logged searches of trees of
+/// shape `b` of the same seed: the same model and candidates, larger
+/// leaves (see [`Searched`]).
+fn replays(a: &ModelSpec, b: &ModelSpec) -> bool {
+    match (a, b) {
+        (
+            ModelSpec::HistForest { min_samples_leaf: la, max_features: fa, .. },
+            ModelSpec::HistForest { min_samples_leaf: lb, max_features: fb, .. },
+        ) => fa == fb && la > lb,
+        (
+            ModelSpec::DecisionTree { min_samples_leaf: la, .. },
+            ModelSpec::DecisionTree { min_samples_leaf: lb, .. },
+        ) => la > lb,
+        _ => false,
+    }
+}
+
 /// `model`'s shape (its tree count set to 0, and its depth limit to none
 /// when it is at most [`CUT_DEPTHS`]), its tree count and its depth
 /// limit, when it is a histogram forest or a decision tree (one tree).
@@ -172,15 +212,17 @@ impl ForestShare<'_> {
     /// member has begun it; `None` when the fit grows its own: more trees
     /// or a depth the plan does not hold, a deadline (a shared forest
     /// would be grown within the first member's), another member growing
-    /// it, or a failure growing it.
+    /// it, or a failure growing it. `grow` is told whether to log the
+    /// trees' split searches, which are then kept for members of larger
+    /// leaves to replay ([`SharedForests::replay_for`]).
     pub(super) fn forest(
         &self,
         (seed, p, kind): (u64, HistParams, Kind),
         (y_class, y_value): (&[usize], &[f64]),
         deadline: bool,
-        grow: impl FnOnce(HistParams) -> Option<Vec<Tree>>,
+        grow: impl FnOnce(HistParams, bool) -> Option<(Vec<Tree>, Vec<Vec<Searched>>)>,
     ) -> Option<(Arc<Vec<Tree>>, Option<u16>)> {
-        let Plan { trees, depth, keep } = self.plan;
+        let Plan { trees, depth, keep, log } = self.plan;
         let cut = match (p.max_depth, depth) {
             (mine, grown) if mine == grown => None,
             (Some(mine), _) if keep.is_some_and(|k| mine <= k) => Some(mine),
@@ -190,8 +232,15 @@ impl ForestShare<'_> {
             return None;
         }
         let params = HistParams { n_trees: trees, max_depth: depth, keep_inner: keep, ..p };
-        let target = [y_class.as_ptr() as usize, y_class.len(), y_value.as_ptr() as usize, y_value.len()];
-        self.cache.trees(Key { seed, params, kind, target }, || grow(params)).map(|all| (all, cut))
+        let key = Key { seed, params, kind, target: target_of(y_class, y_value) };
+        let grown = || {
+            let (trees, logs) = grow(params, log)?;
+            if log {
+                self.cache.lock_logs().push((key, Arc::new(logs)));
+            }
+            Some(trees)
+        };
+        self.cache.trees(key, grown).map(|all| (all, cut))
     }
 }
 
@@ -205,10 +254,49 @@ impl SharedForests {
             let Some((shape, n_trees, depth)) = shape(&spec.model) else { continue };
             match most.iter_mut().find(|(seed, s, _)| *seed == spec.seed && *s == shape) {
                 Some((_, _, plan)) => plan.with(n_trees, depth),
-                None => most.push((spec.seed, shape, Plan { trees: n_trees, depth, keep: None })),
+                None => most.push((spec.seed, shape, Plan { trees: n_trees, depth, keep: None, log: false })),
             }
         }
-        SharedForests { most, grown: Mutex::new(Vec::new()), test: None, sums: Mutex::new(Vec::new()) }
+        // A forest logs its searches when one of larger leaves replays them.
+        let log: Vec<bool> = most
+            .iter()
+            .map(|(seed, shape, _)| most.iter().any(|(other, larger, _)| other == seed && replays(larger, shape)))
+            .collect();
+        for ((_, _, plan), log) in most.iter_mut().zip(log) {
+            plan.log = log;
+        }
+        SharedForests {
+            most,
+            grown: Mutex::new(Vec::new()),
+            test: None,
+            sums: Mutex::new(Vec::new()),
+            logs: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The logs list, whole even if a member panicked holding it (it only
+    /// pushes or reads).
+    fn lock_logs(&self) -> std::sync::MutexGuard<'_, Vec<(Key, ForestLogs)>> {
+        self.logs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The searches a fit of seed `seed`, hyper-parameters `p`, kind `kind`
+    /// and targets `(y_class, y_value)` replays: those logged by a shared
+    /// forest of the same seed, targets, candidates and sampling with
+    /// smaller leaves, when one has been grown.
+    pub(super) fn replay_for(
+        &self,
+        (seed, p, kind): (u64, HistParams, Kind),
+        (y_class, y_value): (&[usize], &[f64]),
+    ) -> Option<ForestLogs> {
+        let target = target_of(y_class, y_value);
+        let logs = self.lock_logs();
+        let (_, found) = logs.iter().find(|(k, _)| {
+            (k.seed, k.kind, k.target) == (seed, kind, target)
+                && (k.params.max_features, k.params.bootstrap) == (p.max_features, p.bootstrap)
+                && k.params.min_samples_leaf < p.min_samples_leaf
+        })?;
+        Some(Arc::clone(found))
     }
 
     /// The cache, sharing its forests' leaf sums of `x_test` too: members
@@ -362,7 +450,7 @@ mod tests {
         // sums are of: a member predicting it adds its own.
         let other = test.mapv(|v| v + 1.0);
         let share = cache.share(&specs[2]).unwrap();
-        let read = share.forest((11, params(30), Kind::Classes(3)), (&y, &[]), false, |_| panic!("grown again"));
+        let read = share.forest((11, params(30), Kind::Classes(3)), (&y, &[]), false, |_, _| panic!("grown again"));
         let (all, _) = read.expect("the forest of classes, grown");
         assert!(cache.leaf_sums(&all, &other, 30, |_, _| panic!("not shared")).is_none());
         let read = |x_test| Data { x_test, ..data(cache.share(&specs[2])) };
@@ -383,10 +471,45 @@ mod tests {
         assert!(cache.share(&forest_spec(10, 5, None)).is_none());
     }
 
+    /// A forest of larger leaves and the shared forest's seed replays the
+    /// searches that forest logged, and predicts what it predicts alone,
+    /// for classes and values; a fit of another seed finds no log.
+    #[test]
+    fn a_forest_of_larger_leaves_replays_the_shared_forests_searches() {
+        let mut rng = rng_for(12, "replayed forests");
+        let x = Array2::from_shape_fn((300, 6), |(_, j)| {
+            if j == 5 { f64::from(rng.random_range(0..4u8)) } else { rng.random_range(-2.0..2.0) }
+        });
+        let test = Array2::from_shape_fn((40, 6), |_| rng.random_range(-2.0..2.0));
+        let y: Vec<usize> =
+            x.rows().into_iter().map(|r| usize::from(r[0] + r[1] > 0.0) + usize::from(r[2] * r[5] > 1.0)).collect();
+        let values: Vec<f64> = x.rows().into_iter().map(|r| r[0] * r[3] + r[5]).collect();
+        let clock = Clock::default();
+        let larger = ModelSpec::HistForest { n_trees: 100, max_depth: None, min_samples_leaf: 5, max_features: None };
+        let specs = [forest_spec(100, 3, None), PipelineSpec { model: larger, ..forest_spec(100, 3, None) }];
+        let cache = SharedForests::for_specs(&specs).predicting(&test);
+        assert!(cache.share(&specs[0]).is_some_and(|s| s.plan.log), "the smaller leaves log");
+        assert!(cache.share(&specs[1]).is_some_and(|s| !s.plan.log), "nothing replays the larger");
+        let data = |forests| fit_data(&clock, (&x, &test), 11, forests);
+        let five = HistParams { min_samples_leaf: 5, ..params(100) };
+        // The smaller leaves first: their forest is grown and logged.
+        classifier(&data(cache.share(&specs[0])), &y, 3, params(100)).unwrap();
+        regressor(&data(cache.share(&specs[0])), &values, params(100)).unwrap();
+        assert!(cache.replay_for((11, five, Kind::Classes(3)), (&y, &[])).is_some_and(|l| l.len() == 100));
+        assert!(cache.replay_for((11, five, Kind::Values), (&[], &values)).is_some());
+        assert!(cache.replay_for((12, five, Kind::Classes(3)), (&y, &[])).is_none(), "another seed");
+        let shared = classifier(&data(cache.share(&specs[1])), &y, 3, five).unwrap();
+        let alone = classifier(&data(None), &y, 3, five).unwrap();
+        assert_eq!(bits(shared), bits(alone), "classes");
+        let shared = regressor(&data(cache.share(&specs[1])), &values, five).unwrap();
+        let alone = regressor(&data(None), &values, five).unwrap();
+        assert_eq!(bits(shared), bits(alone), "values");
+    }
+
     #[test]
     fn plans_grow_as_deep_as_the_deepest_member_and_keep_the_shallower_cuts() {
         let plan = |specs: &[PipelineSpec]| SharedForests::for_specs(specs).share(&specs[0]).map(|s| s.plan);
-        let p = |trees, depth, keep| Some(Plan { trees, depth, keep });
+        let p = |trees, depth, keep| Some(Plan { trees, depth, keep, log: false });
         assert_eq!(plan(&[forest_spec(10, 3, None), forest_spec(100, 3, Some(4))]), p(100, None, Some(4)));
         assert_eq!(
             plan(&[forest_spec(100, 3, Some(4)), forest_spec(30, 3, Some(6)), forest_spec(5, 3, Some(2))]),
@@ -401,7 +524,10 @@ mod tests {
         // Another seed, or another leaf minimum, is another forest.
         let other = ModelSpec::HistForest { n_trees: 50, max_depth: None, min_samples_leaf: 5, max_features: None };
         let leaf = PipelineSpec { model: other, ..forest_spec(50, 3, None) };
-        assert_eq!(plan(&[forest_spec(100, 3, Some(4)), forest_spec(10, 4, None), leaf]), p(100, Some(4), None));
+        let with_leaf = [forest_spec(100, 3, Some(4)), forest_spec(10, 4, None), leaf];
+        // The forest of smaller leaves logs its searches for it to replay.
+        assert_eq!(plan(&with_leaf), Some(Plan { log: true, ..p(100, Some(4), None).unwrap() }));
+        assert_eq!(SharedForests::for_specs(&with_leaf).share(&with_leaf[2]).map(|s| s.plan), p(50, None, None));
     }
 
     /// Forests of depth 2 and 4 read the unlimited forest of their seed,
@@ -422,7 +548,7 @@ mod tests {
         let data = |forests| fit_data(&clock, (&x, &test), 3, forests);
         for (spec, n, depth) in [(&specs[1], 100, Some(4)), (&specs[2], 30, Some(2)), (&specs[0], 100, None)] {
             let share = cache.share(spec);
-            assert_eq!(share.map(|s| s.plan), Some(Plan { trees: 100, depth: None, keep: Some(4) }));
+            assert_eq!(share.map(|s| s.plan), Some(Plan { trees: 100, depth: None, keep: Some(4), log: false }));
             let p = HistParams { max_depth: depth, ..params(n) };
             for (classes, k) in [(&y, 3), (&two, 2)] {
                 let shared = classifier(&data(share), classes, k, p).unwrap();
@@ -438,11 +564,12 @@ mod tests {
         // The depth-4 member reads the grown forest, and every tree cuts.
         let share = cache.share(&specs[1]).unwrap();
         let p = HistParams { max_depth: Some(4), ..params(100) };
-        let (all, cut) = share.forest((3, p, Kind::Values), (&[], &values), false, |_| panic!("grown again")).unwrap();
+        let (all, cut) =
+            share.forest((3, p, Kind::Values), (&[], &values), false, |_, _| panic!("grown again")).unwrap();
         assert_eq!(cut, Some(4));
         assert!(all.iter().all(|t| t.cut(4).is_some()));
         let p = HistParams { max_depth: Some(4), ..params(150) };
-        assert!(share.forest((3, p, Kind::Values), (&[], &values), false, |_| panic!("not shared")).is_none());
+        assert!(share.forest((3, p, Kind::Values), (&[], &values), false, |_, _| panic!("not shared")).is_none());
     }
 
     /// Decision trees of depth 1, 3 and 6 (every row, every feature) are
@@ -468,7 +595,8 @@ mod tests {
             let ModelSpec::DecisionTree { max_depth, min_samples_leaf } = spec.model else { unreachable!() };
             let plan = cache.share(spec).map(|s| s.plan);
             let want = if min_samples_leaf == 1 { (Some(6), Some(3)) } else { (None, None) };
-            assert_eq!(plan, Some(Plan { trees: 1, depth: want.0, keep: want.1 }), "{max_depth:?}");
+            let log = min_samples_leaf == 1;
+            assert_eq!(plan, Some(Plan { trees: 1, depth: want.0, keep: want.1, log }), "{max_depth:?}");
             let p = HistParams { max_depth, min_samples_leaf, max_features: 6, bootstrap: false, ..params(1) };
             let shared = classifier(&data(cache.share(spec)), &y, 4, p).unwrap();
             let alone = classifier(&data(None), &y, 4, p).unwrap();

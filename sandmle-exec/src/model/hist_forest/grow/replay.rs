@@ -1,0 +1,225 @@
+//! Replaying the split searches of a tree of smaller leaves.
+//!
+//! Two trees of one seed on one binned matrix and target, alike but for
+//! their leaf minimum, draw the same bootstrap, and a node of the same
+//! rows draws the same candidates when its depth's stream is at the same
+//! place. The larger leaves only forbid cuts (every other cut's gain is
+//! the same number), and a search keeps the first cut of the greatest
+//! gain, so forbidding cuts other than that one cannot change it: where
+//! the smaller-leaved tree's best cut leaves enough weight on each side
+//! for the larger leaves, it is the larger-leaved tree's best cut too, and
+//! the search draws the same further candidates, if any (it stops at the
+//! same one).
+//!
+//! So a tree grown first logs its searches ([`Searched`]), and a tree of
+//! larger leaves replays a node's logged search instead of searching when
+//!
+//! - every ancestor split as the logged tree's did (the node's rows are the
+//!   logged node's),
+//! - its depth's stream is where the logged search began (its candidates
+//!   are the logged ones), and
+//! - the logged cut leaves at least the leaf minimum of weight on each
+//!   side,
+//!
+//! moving its stream to where the logged search ended. Anything else
+//! searches as usual: the tree is the one it grows alone, node for node.
+//! The panel's forest of 100 trees with leaves of 5 replays most of its
+//! upper nodes from the forest of 100 of its seed.
+
+use crate::model::hist_forest::Kind;
+use crate::model::hist_forest::grow::{Grower, best_grouping};
+use crate::model::hist_forest::scan::{Split, node_squares};
+
+/// Logged searches reach no deeper than this: a node's place is its
+/// depth and one bit per turn from the root.
+const DEEPEST: u16 = 63;
+
+/// One node's split search, as a tree logs it for another to replay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in crate::model::hist_forest) struct Searched {
+    /// The tree's seed.
+    seed: u64,
+    /// The node's depth and its turns from the root (bit `d` set: right
+    /// at depth `d`).
+    place: (u16, u64),
+    /// Its depth's stream's position, in words, before the search and
+    /// after it.
+    draws: (u128, u128),
+    /// The split found.
+    split: Split,
+}
+
+/// Sorts a tree's log by place, for [`Grower::replay`] to find a node's.
+pub(in crate::model::hist_forest) fn sort_log(log: &mut [Searched]) {
+    log.sort_unstable_by_key(|s| s.place);
+}
+
+impl Grower<'_> {
+    /// The split of the node at depth `self.depth`, `turns` from the root,
+    /// over `rows` at place `at` and of weight `total`: replayed from the
+    /// logged tree's search of that place when it may be (`same`: its
+    /// ancestors split as the logged ones did), searched otherwise, and
+    /// logged when this tree logs. Also whether its children's rows are
+    /// the logged tree's.
+    pub(super) fn search(
+        &mut self,
+        rows: &[u32],
+        at: usize,
+        total: f64,
+        turns: u64,
+        same: bool,
+    ) -> (Option<Split>, bool) {
+        let depth = self.depth;
+        let before = self.drawn();
+        let logged = if same { self.logged_at(depth, turns) } else { None };
+        let split = match logged.and_then(|s| self.replayed(s, rows, total, before)) {
+            Some(split) => Some(split),
+            None => {
+                // What every candidate's class scan starts from, and the
+                // gain none can beat: only for a node that is searched.
+                if let Kind::Classes(k) = self.kind {
+                    self.squares = node_squares(&self.sums[..=k]);
+                    self.perfect = best_grouping(&self.sums[1..=k], self.squares / total, total);
+                }
+                self.best_split(rows, at, total)
+            }
+        };
+        if let (true, Some(split), true) = (self.log.is_some(), split, depth <= DEEPEST) {
+            let after = self.drawn();
+            if let Some(log) = self.log.as_mut() {
+                log.push(Searched { seed: self.seed, place: (depth, turns), draws: (before, after), split });
+            }
+        }
+        let cut = |s: Split| (s.0, s.1, s.2);
+        let children_same = depth < DEEPEST && logged.zip(split).is_some_and(|(s, split)| cut(s.split) == cut(split));
+        (split, children_same)
+    }
+
+    /// The position of the stream the node being searched draws from
+    /// (0 before its first draw).
+    fn drawn(&self) -> u128 {
+        self.rngs.get(usize::from(self.depth.min(super::CUT_DEPTHS))).map_or(0, |r| r.get_word_pos())
+    }
+
+    /// The logged search of the node at `depth`, `turns` from the root.
+    fn logged_at(&self, depth: u16, turns: u64) -> Option<Searched> {
+        let i = self.replay.binary_search_by_key(&(depth, turns), |s| s.place).ok()?;
+        Some(self.replay[i])
+    }
+
+    /// `logged`'s split, with the stream moved to where its search ended,
+    /// when this node may take it: the tree's seed is the logged tree's,
+    /// its stream is at `before`, where the
+    /// logged search began, and the cut leaves at least the leaf minimum
+    /// of weight on each side of the node's `rows` (of weight `total`).
+    fn replayed(&mut self, logged: Searched, rows: &[u32], total: f64, before: u128) -> Option<Split> {
+        // Trees that count every feature in integers keep no weights by row.
+        if logged.seed != self.seed || logged.draws.0 != before || self.adds.is_empty() {
+            return None;
+        }
+        let (feature, bin, ..) = logged.split;
+        let codes = &self.bins.codes[feature];
+        // Whole numbers: the sum is exact in any order.
+        let left: f64 = rows.iter().filter(|&&r| codes[r as usize] <= bin).map(|&r| self.adds[r as usize].weight).sum();
+        let least = self.p.min_samples_leaf as f64;
+        if left < least || total - left < least {
+            return None;
+        }
+        self.node_rng().set_word_pos(logged.draws.1);
+        self.replayed += 1;
+        Some(logged.split)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Searched;
+    use crate::model::hist_forest::grow::{Grower, Scratch};
+    use crate::model::hist_forest::{Bins, HistParams, Kind, Tree, draw};
+    use ndarray::Array2;
+    use rand::RngExt;
+    use sandmle_core::rng_for;
+
+    /// A tree of seed `seed` and hyper-parameters `p` over rows of
+    /// multiplicities `w`, logging its searches when `log`, replaying
+    /// `replay`: the tree, its log (sorted) and how many nodes it replayed.
+    fn grown(
+        (bins, y, values, kind): (&Bins, &[usize], &[f64], Kind),
+        p: HistParams,
+        (seed, w): (u64, &[u32]),
+        (log, replay): (bool, &[Searched]),
+    ) -> (Tree, Vec<Searched>, usize) {
+        let mut g = Grower::new(bins, y, values, kind, p, seed, Scratch::default());
+        g.log = log.then(Vec::new);
+        g.replay = replay;
+        let mut rows: Vec<u32> = (0..w.len() as u32).filter(|&r| w[r as usize] > 0).collect();
+        g.grow_tree(&mut rows, w);
+        let (mut searched, replayed) = (g.log.take().unwrap_or_default(), g.replayed);
+        super::sort_log(&mut searched);
+        (g.finish(&mut Scratch::default()), searched, replayed)
+    }
+
+    /// Trees of larger leaves that replay the searches of smaller-leaved
+    /// trees of their seed are the trees they grow alone, node for node,
+    /// for classes and values, with bootstrap weights and without,
+    /// candidates drawn or every feature tried (presorted rows); and they
+    /// replay many of their nodes.
+    #[test]
+    fn a_tree_replaying_smaller_leaves_searches_is_the_tree_it_grows_alone() {
+        let mut rng = rng_for(31, "replay fixture");
+        let x = Array2::from_shape_fn((300, 8), |(_, j)| {
+            if j % 3 == 0 { f64::from(rng.random_range(0..4u8)) } else { rng.random_range(-3.0..3.0) }
+        });
+        // Four classes by a rule over four features, one label in eight
+        // drawn at random: trees with pure and mixed nodes of every size.
+        let classes: Vec<usize> = x
+            .rows()
+            .into_iter()
+            .map(|r| {
+                let rule = usize::from(r[1] + r[3] > 0.5) * 2 + usize::from(r[2] * r[0] > 1.0);
+                if rng.random_range(0..8u8) == 0 { rng.random_range(0..4) } else { rule }
+            })
+            .collect();
+        let values: Vec<f64> = x.rows().into_iter().map(|r| r[1] * r[2] + r[4] + rng.random_range(-0.5..0.5)).collect();
+        let bins = Bins::fit(&x, None);
+        let mut replayed = 0;
+        for (kind, y) in [(Kind::Classes(4), &classes[..]), (Kind::Values, &[][..])] {
+            for (max_features, bootstrap) in [(3, true), (8, true), (3, false), (8, false)] {
+                for (small, large) in [(1, 5), (1, 2), (2, 7)] {
+                    let p = HistParams {
+                        n_trees: 1,
+                        max_depth: None,
+                        min_samples_leaf: small,
+                        max_features,
+                        bootstrap,
+                        keep_inner: None,
+                    };
+                    let q = HistParams { min_samples_leaf: large, ..p };
+                    let data = (&bins, y, &values[..], kind);
+                    for seed in 0..4 {
+                        let mut w = vec![u32::from(!bootstrap); 300];
+                        let mut draws = rng_for(seed, "bootstrap");
+                        for _ in 0..300 * usize::from(bootstrap) {
+                            w[draw(&mut draws, 0, 300)] += 1;
+                        }
+                        let (_, log, _) = grown(data, p, (seed, &w), (true, &[]));
+                        assert!(log.len() > 10, "the smaller leaves' tree logs its searches");
+                        let (alone, _, none) = grown(data, q, (seed, &w), (false, &[]));
+                        let (replaying, _, n) = grown(data, q, (seed, &w), (false, &log));
+                        let name = if y.is_empty() { "values" } else { "classes" };
+                        let case =
+                            format!("{name}, {max_features} features, bootstrap {bootstrap}, {small} -> {large}");
+                        assert_eq!(none, 0);
+                        assert_eq!(alone, replaying, "{case}, seed {seed}");
+                        // Another seed's log is not this tree's.
+                        let (other, _, n_other) = grown(data, q, (seed + 10, &w), (false, &log));
+                        assert_eq!(n_other, 0, "{case}, another seed");
+                        assert_eq!(other, grown(data, q, (seed + 10, &w), (false, &[])).0, "{case}, another seed");
+                        replayed += n;
+                    }
+                }
+            }
+        }
+        assert!(replayed > 500, "{replayed} nodes replayed");
+    }
+}
