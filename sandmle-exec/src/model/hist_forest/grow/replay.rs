@@ -27,12 +27,15 @@
 //! upper nodes from the forest of 100 of its seed.
 
 use crate::model::hist_forest::Kind;
-use crate::model::hist_forest::grow::{Grower, best_grouping};
+use crate::model::hist_forest::grow::{CUT_DEPTHS, Grower, best_grouping};
 use crate::model::hist_forest::scan::{Split, node_squares};
 
-/// Logged searches reach no deeper than this: a node's place is its
-/// depth and one bit per turn from the root.
-const DEEPEST: u16 = 63;
+/// Searches are logged and replayed down to this depth. Below
+/// [`CUT_DEPTHS`] every node draws from one stream in the order the tree
+/// is grown, where a tree of larger leaves, which stops sooner, is rarely
+/// at the logged position: of the panel's replays on an image task, one
+/// in a hundred was deeper.
+const DEEPEST: u16 = CUT_DEPTHS;
 
 /// One node's split search, as a tree logs it for another to replay.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,7 +101,7 @@ impl Grower<'_> {
     /// The position of the stream the node being searched draws from
     /// (0 before its first draw).
     fn drawn(&self) -> u128 {
-        self.rngs.get(usize::from(self.depth.min(super::CUT_DEPTHS))).map_or(0, |r| r.get_word_pos())
+        self.rngs.get(usize::from(self.depth.min(CUT_DEPTHS))).map_or(0, |r| r.get_word_pos())
     }
 
     /// The logged search of the node at `depth`, `turns` from the root.
