@@ -84,8 +84,9 @@ use std::time::Instant;
 /// v10: the forest of 100 trees with leaves of 5 takes the seed of the
 /// forest of 100 (it was seed 5), so its trees draw the same bootstraps
 /// and candidates and replay that forest's split searches wherever the
-/// larger leaves allow the same cut (the same trees as grown alone, about
-/// half the search work); only its own score moves.
+/// larger leaves allow the same cut (the same trees as grown alone, with
+/// about half the search work on an image task); only its own score
+/// moves.
 pub const PANEL_VERSION: &str = "panel-v10";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;

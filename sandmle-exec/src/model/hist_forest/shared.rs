@@ -48,7 +48,8 @@
 //! forest logs its trees' split searches when such a member is planned,
 //! and the member replays them where it may and searches elsewhere
 //! ([`Searched`]): the trees it grows alone, with about half the search
-//! work. A member that comes before the log is kept searches every node.
+//! work on an image task. A member that comes before the log is kept
+//! searches every node.
 //!
 //! Only a fit without a deadline shares (the panel's): a member with a
 //! deadline grows its own trees, within its own deadline.

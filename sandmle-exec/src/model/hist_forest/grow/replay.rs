@@ -24,18 +24,21 @@
 //! moving its stream to where the logged search ended. Anything else
 //! searches as usual: the tree is the one it grows alone, node for node.
 //! The panel's forest of 100 trees with leaves of 5 replays most of its
-//! upper nodes from the forest of 100 of its seed.
+//! upper nodes from the forest of 100 of its seed: on an image task, about
+//! half its search work. Trees grown over row records (two classes on a
+//! table whose features fit one record) neither log nor replay.
 
 use crate::model::hist_forest::Kind;
 use crate::model::hist_forest::grow::{CUT_DEPTHS, Grower, best_grouping};
-use crate::model::hist_forest::scan::{Split, node_squares};
+use crate::model::hist_forest::scan::{Split, node_squares, unpack};
 
-/// Searches are logged and replayed down to this depth. Below
-/// [`CUT_DEPTHS`] every node draws from one stream in the order the tree
-/// is grown, where a tree of larger leaves, which stops sooner, is rarely
-/// at the logged position: of the panel's replays on an image task, one
-/// in a hundred was deeper.
-const DEEPEST: u16 = CUT_DEPTHS;
+/// Searches are logged and replayed down to this depth, the last whose
+/// nodes draw from a stream of their own. From [`CUT_DEPTHS`] on, every
+/// node draws from one stream in the order the tree is grown, where a
+/// tree of larger leaves, which stops sooner, is rarely at the logged
+/// position: of the panel's replays on an image task, one in a hundred
+/// was that deep.
+const DEEPEST: u16 = CUT_DEPTHS - 1;
 
 /// One node's split search, as a tree logs it for another to replay.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -116,14 +119,19 @@ impl Grower<'_> {
     /// logged search began, and the cut leaves at least the leaf minimum
     /// of weight on each side of the node's `rows` (of weight `total`).
     fn replayed(&mut self, logged: Searched, rows: &[u32], total: f64, before: u128) -> Option<Split> {
-        // Trees that count every feature in integers keep no weights by row.
-        if logged.seed != self.seed || logged.draws.0 != before || self.adds.is_empty() {
+        if logged.seed != self.seed || logged.draws.0 != before {
             return None;
         }
         let (feature, bin, ..) = logged.split;
         let codes = &self.bins.codes[feature];
-        // Whole numbers: the sum is exact in any order.
-        let left: f64 = rows.iter().filter(|&&r| codes[r as usize] <= bin).map(|&r| self.adds[r as usize].weight).sum();
+        let goes_left = rows.iter().filter(|&&r| codes[r as usize] <= bin);
+        // Whole numbers: the sum is exact in any order. A tree that counts
+        // every feature in integers keeps its weights packed instead.
+        let left = if self.adds.is_empty() {
+            unpack(goes_left.map(|&r| self.packed[r as usize]).sum())[0]
+        } else {
+            goes_left.map(|&r| self.adds[r as usize].weight).sum()
+        };
         let least = self.p.min_samples_leaf as f64;
         if left < least || total - left < least {
             return None;
@@ -153,6 +161,9 @@ mod tests {
         (log, replay): (bool, &[Searched]),
     ) -> (Tree, Vec<Searched>, usize) {
         let mut g = Grower::new(bins, y, values, kind, p, seed, Scratch::default());
+        // Trees grown over row records (two classes on a table of a few
+        // features) neither log nor replay.
+        g.records = false;
         g.log = log.then(Vec::new);
         g.replay = replay;
         let mut rows: Vec<u32> = (0..w.len() as u32).filter(|&r| w[r as usize] > 0).collect();
@@ -184,20 +195,28 @@ mod tests {
             })
             .collect();
         let values: Vec<f64> = x.rows().into_iter().map(|r| r[1] * r[2] + r[4] + rng.random_range(-0.5..0.5)).collect();
+        let two: Vec<usize> = classes.iter().map(|&c| usize::from(c >= 2)).collect();
         let bins = Bins::fit(&x, None);
-        let mut replayed = 0;
-        for (kind, y) in [(Kind::Classes(4), &classes[..]), (Kind::Values, &[][..])] {
+        let (mut replayed, mut replayed_two) = (0, 0);
+        let kinds = [
+            ("four classes", Kind::Classes(4), &classes[..]),
+            ("two", Kind::Classes(2), &two),
+            ("values", Kind::Values, &[]),
+        ];
+        for (name, kind, y) in kinds {
             for (max_features, bootstrap) in [(3, true), (8, true), (3, false), (8, false)] {
-                for (small, large) in [(1, 5), (1, 2), (2, 7)] {
+                for (small, large, depth) in [(1, 5, None), (1, 2, None), (2, 7, None), (1, 5, Some(4))] {
+                    // A depth limit on the logging tree (as on the panel's
+                    // tree of depth 6) only stops its log.
                     let p = HistParams {
                         n_trees: 1,
-                        max_depth: None,
+                        max_depth: depth,
                         min_samples_leaf: small,
                         max_features,
                         bootstrap,
                         keep_inner: None,
                     };
-                    let q = HistParams { min_samples_leaf: large, ..p };
+                    let q = HistParams { min_samples_leaf: large, max_depth: None, ..p };
                     let data = (&bins, y, &values[..], kind);
                     for seed in 0..4 {
                         let mut w = vec![u32::from(!bootstrap); 300];
@@ -206,10 +225,9 @@ mod tests {
                             w[draw(&mut draws, 0, 300)] += 1;
                         }
                         let (_, log, _) = grown(data, p, (seed, &w), (true, &[]));
-                        assert!(log.len() > 10, "the smaller leaves' tree logs its searches");
+                        assert!(log.len() >= 3, "{name}: the smaller leaves' tree logs its searches");
                         let (alone, _, none) = grown(data, q, (seed, &w), (false, &[]));
                         let (replaying, _, n) = grown(data, q, (seed, &w), (false, &log));
-                        let name = if y.is_empty() { "values" } else { "classes" };
                         let case =
                             format!("{name}, {max_features} features, bootstrap {bootstrap}, {small} -> {large}");
                         assert_eq!(none, 0);
@@ -219,10 +237,14 @@ mod tests {
                         assert_eq!(n_other, 0, "{case}, another seed");
                         assert_eq!(other, grown(data, q, (seed + 10, &w), (false, &[])).0, "{case}, another seed");
                         replayed += n;
+                        if matches!(kind, Kind::Classes(2)) {
+                            replayed_two += n;
+                        }
                     }
                 }
             }
         }
         assert!(replayed > 500, "{replayed} nodes replayed");
+        assert!(replayed_two > 50, "{replayed_two} nodes of two classes replayed");
     }
 }
