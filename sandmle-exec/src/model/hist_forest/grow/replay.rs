@@ -90,11 +90,9 @@ impl Grower<'_> {
                 self.best_split(rows, at, total)
             }
         };
-        if let (true, Some(split), true) = (self.log.is_some(), split, depth <= DEEPEST) {
-            let after = self.drawn();
-            if let Some(log) = self.log.as_mut() {
-                log.push(Searched { seed: self.seed, place: (depth, turns), draws: (before, after), split });
-            }
+        let (seed, after) = (self.seed, self.drawn());
+        if let (Some(log), Some(split), true) = (self.log.as_mut(), split, depth <= DEEPEST) {
+            log.push(Searched { seed, place: (depth, turns), draws: (before, after), split });
         }
         let cut = |s: Split| (s.0, s.1, s.2);
         let children_same = depth < DEEPEST && logged.zip(split).is_some_and(|(s, split)| cut(s.split) == cut(split));
