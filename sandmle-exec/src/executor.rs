@@ -1,7 +1,7 @@
 //! [`PipelineExecutor`]: runs a [`PipelineSpec`] in-process.
 
 use crate::error::{Error, Result};
-use crate::image::image_feature_tables;
+use crate::image::image_features;
 use crate::model::{self, Clock, NeighbourCache, Prediction, SharedBins, SharedForests};
 use crate::preprocess::{Frames, TargetSignal};
 use crate::spec::{CheckedPipeline, PipelineSpec, Step};
@@ -120,20 +120,48 @@ pub(crate) struct Partial {
 }
 
 impl Partial {
+    /// What the first of `targets` tells a supervised step.
+    fn signal(targets: &[Target]) -> Result<TargetSignal<'_>> {
+        match targets.first() {
+            Some(Target::Classes(c)) => Ok(TargetSignal::Classes(&c.y, c.k())),
+            Some(Target::Values(v)) => Ok(TargetSignal::Values(v)),
+            None => Err(Error::UnsupportedTask { reason: "the task names no target column".into() }),
+        }
+    }
+
     /// Applies `steps` in order.
     pub(crate) fn apply(&mut self, steps: &[Step], clock: &Clock) -> Result<()> {
         let start = Instant::now();
-        let signal = match self.targets.first() {
-            Some(Target::Classes(c)) => TargetSignal::Classes(&c.y, c.k()),
-            Some(Target::Values(v)) => TargetSignal::Values(v),
-            None => return Err(Error::UnsupportedTask { reason: "the task names no target column".into() }),
-        };
+        let signal = Partial::signal(&self.targets)?;
         for step in steps {
             clock.check_deadline()?;
             self.frames.apply(step, signal)?;
         }
         self.preprocess += start.elapsed();
         Ok(())
+    }
+
+    /// A copy of this partial after `steps`, when the first of them keeps
+    /// named columns ([`Frames::narrowed`]): only those columns are
+    /// copied, not the whole tables. `None` for any other first step.
+    pub(crate) fn narrowed(&self, steps: &[Step], clock: &Clock) -> Option<Result<Partial>> {
+        let start = Instant::now();
+        let signal = match Partial::signal(&self.targets) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let frames = self.frames.narrowed(steps.first()?, signal)?;
+        Some(frames.and_then(|frames| {
+            let mut p = Partial {
+                frames,
+                ids: self.ids.clone(),
+                targets: self.targets.clone(),
+                timings: self.timings.clone(),
+                preprocess: self.preprocess + start.elapsed(),
+            };
+            p.apply(&steps[1..], clock)?;
+            Ok(p)
+        }))
     }
 
     /// The matrices the models learn from.
@@ -146,34 +174,64 @@ impl Partial {
         Ok(Prepared { x, x_test, train, ids, targets, timings, neighbours: None, bins: None, forests: None })
     }
 
-    /// The view's feature tables, test ids and targets, before any step.
+    /// The view's feature tables, test ids and targets, before any step;
+    /// an image task's images featurized first when the view holds them.
     pub(crate) fn start(view: &PublicView<'_>, clock: &Clock) -> Result<Partial> {
+        if view.train.n_rows() < 2 {
+            return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
+        }
+        let start = Instant::now();
+        let images = if view.task.images.is_some() && !view.images.is_empty() {
+            let features = image_features(view)?;
+            clock.check_deadline()?;
+            Some((features, start.elapsed()))
+        } else {
+            None
+        };
+        Partial::start_with(view, images)
+    }
+
+    /// [`Partial::start`] with the image features already computed
+    /// (train and test tables of the image feature columns alone, and the
+    /// time they took): they join the view's own features after them,
+    /// moved, not copied. The panel featurizes once for all its members.
+    pub(crate) fn start_with(view: &PublicView<'_>, images: Option<((Table, Table), Duration)>) -> Result<Partial> {
         let task = view.task;
         if view.train.n_rows() < 2 {
             return Err(Error::TooFewRows { what: "a pipeline".into(), needed: 2, found: view.train.n_rows() });
         }
         let mut timings = Timings::default();
         let start = Instant::now();
-        // An image task's rows are their images: their features join the
-        // tables before any step (a view whose tables already hold them
-        // passes no images, as the panel does).
-        let featurized;
-        let (train, test) = if task.images.is_some() && !view.images.is_empty() {
-            featurized = image_feature_tables(view)?;
-            timings.push("image_features", start.elapsed());
-            clock.check_deadline()?;
-            (&featurized.0, &featurized.1)
-        } else {
-            (view.train, view.test)
-        };
-        let start = Instant::now();
+        let (train, test) = (view.train, view.test);
         let id = task.id_column.as_str();
         let features: Vec<String> =
             train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
         if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
             return Err(Error::MissingTestColumn { column: missing.clone() });
         }
-        let frames = Frames { train: train.select(&features)?, test: test.select(&features)? };
+        let frames = match images {
+            None => Frames { train: train.select(&features)?, test: test.select(&features)? },
+            Some(((image_train, image_test), took)) => {
+                timings.push("image_features", took);
+                // A table's own column of an image feature's name is a
+                // clash, as appending the features to it would be.
+                if let Some(name) = image_train.names().iter().find(|n| train.has_column(n) || test.has_column(n)) {
+                    return Err(sandmle_core::Error::DuplicateColumn { name: name.clone() }.into());
+                }
+                if features.is_empty() {
+                    Frames { train: image_train, test: image_test }
+                } else {
+                    let (mut own_train, mut own_test) = (train.select(&features)?, test.select(&features)?);
+                    for (name, column) in image_train.iter() {
+                        own_train.push_column(name, column.clone())?;
+                    }
+                    for (name, column) in image_test.iter() {
+                        own_test.push_column(name, column.clone())?;
+                    }
+                    Frames { train: own_train, test: own_test }
+                }
+            }
+        };
         let ids = test.column(id)?.clone();
         let classes = !matches!(task.submission_form(), SubmissionForm::Value);
         let targets: Vec<Target> = task

@@ -41,17 +41,17 @@
 //! shared by every member.
 
 use crate::executor::{Partial, Prepared, fit_and_assemble};
-use crate::image::image_feature_tables;
+use crate::image::image_features;
 use crate::model::{Clock, NeighbourCache, SharedBins, SharedForests};
 use crate::spec::{EncodeMethod, ImputeStrategy, ModelSpec, PipelineSpec, ScaleMethod, Step};
 use rayon::prelude::*;
 use sandmle_core::{
-    BaselinePanel, Environment, Grader, ImageSet, Leaderboard, LeaderboardEntry, PublicView, SubmissionForm, TaskSpec,
+    BaselinePanel, Environment, Grader, Leaderboard, LeaderboardEntry, PublicView, SubmissionForm, Table, TaskSpec,
     rng_for,
 };
 use serde::Serialize;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The panel's version: bumped whenever its specs or their scores change.
 ///
@@ -245,19 +245,16 @@ impl Panel {
             _ => env,
         };
         // An image task's images are decoded and featurized once, here, and
-        // every member runs on the featurized tables (with no images, so
-        // the executor does not featurize them again).
+        // every member runs on the features, moved into the shared tables
+        // (the executor does not featurize them again).
+        let view = env_used.public_view();
+        let start = Instant::now();
         let featurized = match (&env.task().images, env_used.images.is_empty()) {
-            (Some(_), false) => Some(image_feature_tables(&env_used.public_view())?),
+            (Some(_), false) => Some((image_features(&view)?, start.elapsed())),
             _ => None,
         };
-        let no_images = ImageSet::new();
-        let view = match &featurized {
-            Some((train, test)) => PublicView { train, test, images: &no_images, ..env_used.public_view() },
-            None => env_used.public_view(),
-        };
         let specs = self.specs(env.task(), env_used.train.n_rows());
-        let prepared = prepare_shared(&specs, &view);
+        let prepared = prepare_shared(&specs, &view, featurized);
         let entries: Vec<PanelEntry> = specs
             .into_par_iter()
             .enumerate()
@@ -318,7 +315,11 @@ impl Panel {
 /// shape one forest, as large as the largest wants ([`SharedForests`]). A
 /// step is a function of the tables and the target, so each member's
 /// matrices are the ones it would make alone.
-fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Result<Prepared, String>>> {
+fn prepare_shared(
+    specs: &[PipelineSpec],
+    view: &PublicView<'_>,
+    featurized: Option<((Table, Table), Duration)>,
+) -> Vec<Arc<Result<Prepared, String>>> {
     let mut groups: Vec<(&[Step], Vec<usize>)> = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         match groups.iter_mut().find(|(steps, _)| *steps == s.steps.as_slice()) {
@@ -330,22 +331,37 @@ fn prepare_shared(specs: &[PipelineSpec], view: &PublicView<'_>) -> Vec<Arc<Resu
     let shared = (0..shared).take_while(|&j| groups.iter().all(|(steps, _)| steps[j] == groups[0].0[j])).count();
     let clock = Clock::default();
     let prefix = groups.first().map_or(&[][..], |(steps, _)| &steps[..shared]);
-    let base = Partial::start(view, &clock).and_then(|mut p| p.apply(prefix, &clock).map(|()| p));
-    // A copy of the shared tables for every group but the last, which
-    // takes them.
+    let base = Partial::start_with(view, featurized).and_then(|mut p| p.apply(prefix, &clock).map(|()| p));
+    // A group whose own steps start by keeping named columns (the
+    // `select_best` members) copies only those from the shared tables,
+    // its steps applied here; every other group takes a copy of the whole
+    // tables, and the last of them the tables themselves.
     let base = base.map_err(|e| e.to_string());
-    let mut copies: Vec<Result<Partial, String>> = (1..groups.len()).map(|_| base.clone()).collect();
-    copies.push(base);
+    let mut starts: Vec<Option<(Result<Partial, String>, bool)>> = groups
+        .iter()
+        .map(|(steps, _)| {
+            let partial = base.as_ref().ok()?.narrowed(&steps[shared..], &clock)?;
+            Some((partial.map_err(|e| e.to_string()), true))
+        })
+        .collect();
+    let whole: Vec<usize> = (0..groups.len()).filter(|&g| starts[g].is_none()).collect();
+    let mut base = Some(base);
+    for (n, &g) in whole.iter().enumerate() {
+        let copy = if n + 1 == whole.len() { base.take() } else { base.clone() };
+        starts[g] = copy.map(|p| (p, false));
+    }
+    let starts = starts.into_iter().map(|s| s.unwrap_or_else(|| (Err("the shared tables were taken".into()), true)));
     let done: Vec<Arc<Result<Prepared, String>>> = groups
         .par_iter()
-        .zip(copies)
-        .map(|((steps, members), base)| {
+        .zip(starts.collect::<Vec<_>>())
+        .map(|((steps, members), (base, applied))| {
             let k = members.iter().filter_map(|&i| match specs[i].model {
                 ModelSpec::Knn { k, .. } => Some(k),
                 _ => None,
             });
             let clock = Clock::default();
             let mut p = match base {
+                Ok(partial) if applied => partial.finish().map_err(|e| e.to_string()),
                 Ok(mut partial) => {
                     partial.apply(&steps[shared..], &clock).and_then(|()| partial.finish()).map_err(|e| e.to_string())
                 }

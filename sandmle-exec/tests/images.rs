@@ -7,7 +7,7 @@ mod common;
 use common::image_env::{Mix, square_environment, square_image};
 use common::{STARTS, Start, bwrap_or_skip, run_sh};
 use sandmle_core::testing::tiny_image_environment;
-use sandmle_core::{Environment, ExecStatus, Executor, Pixels, Program, Solution, encode_png};
+use sandmle_core::{Environment, ExecStatus, Executor, Grader, Pixels, Program, Solution, encode_png};
 use sandmle_exec::image::{ImageFeaturizer, decode_image, image_feature_tables};
 use sandmle_exec::{Error, Panel, PipelineExecutor, PipelineSpec, ProcessExecutor, SandboxMode};
 use sandmle_metrics::StandardGrader;
@@ -158,6 +158,18 @@ fn the_executor_featurizes_an_image_task_as_the_panel_does() {
     let again = PipelineExecutor::default().run(&spec, &pre.public_view()).unwrap();
     assert_eq!(run.submission, again.submission);
     assert!(!again.timings.phases.iter().any(|p| p.0 == "image_features"));
+    // Each panel member scores what it scores run alone: the panel's
+    // features, moved into its shared tables, and its `select_best`
+    // members' columns, copied out of them, are the executor's.
+    let report = Panel::default().run(&env, &StandardGrader).unwrap();
+    let specs = Panel::default().specs(env.task(), env.train.n_rows());
+    for name in ["logistic-best-2", "logistic-c1", "gaussian-nb", "stump", "knn-5", "forest-10"] {
+        let spec = specs.iter().find(|s| s.name == name).unwrap().clone().check().unwrap();
+        let alone = PipelineExecutor::default().run(&spec, &env.public_view()).unwrap();
+        let graded = StandardGrader.grade(&env.grading_task(), &alone.submission).unwrap();
+        let entry = report.entries.iter().find(|e| e.name == name).unwrap();
+        assert_eq!(entry.score, graded.score, "{name}");
+    }
     // The tiny hand-made image task runs too.
     let tiny = tiny_image_environment();
     let out = PipelineExecutor::default().run(&spec, &tiny.public_view()).unwrap();

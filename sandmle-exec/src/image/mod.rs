@@ -70,11 +70,10 @@ fn decode_rows<'i>(
     decoded.into_iter().collect()
 }
 
-/// `table` with the features of `pixels` (one per row) appended.
-fn append(table: &Table, pixels: &[Cow<'_, Pixels>], featurizer: &ImageFeaturizer) -> Result<Table> {
+/// A table of the features of `pixels`, one row each, in order.
+fn feature_table(pixels: &[Cow<'_, Pixels>], featurizer: &ImageFeaturizer) -> Result<Table> {
     let rows: Vec<Result<Vec<f64>>> = pixels.par_iter().map(|p| featurizer.extract(p)).collect();
     let rows: Vec<Vec<f64>> = rows.into_iter().collect::<Result<_>>()?;
-    let mut out = table.clone();
     // Columns filled row by row, each row read once.
     let names = featurizer.names();
     let mut columns: Vec<Vec<f64>> = names.iter().map(|_| Vec::with_capacity(rows.len())).collect();
@@ -83,10 +82,32 @@ fn append(table: &Table, pixels: &[Cow<'_, Pixels>], featurizer: &ImageFeaturize
             column.push(v);
         }
     }
+    let mut out = Table::new();
     for (name, column) in names.into_iter().zip(columns) {
         out.push_column(name, Column::Numeric(column))?;
     }
     Ok(out)
+}
+
+/// The image features of the view's `train.csv` and `test.csv` rows, as
+/// two tables of the feature columns alone (one row per table row, in
+/// order); the columns [`image_feature_tables`] appends. The featurizer is
+/// colour when any image of either split has colour.
+///
+/// # Errors
+/// As [`image_feature_tables`], but for a name clash (nothing is
+/// appended).
+pub fn image_features(view: &PublicView<'_>) -> Result<(Table, Table)> {
+    let spec = view
+        .task
+        .images
+        .as_ref()
+        .ok_or_else(|| Error::UnsupportedTask { reason: "the task has no images to featurize".into() })?;
+    let id = view.task.id_column.as_str();
+    let train = decode_rows(view.train, "train.csv", id, spec, view.images)?;
+    let test = decode_rows(view.test, "test.csv", id, spec, view.images)?;
+    let featurizer = ImageFeaturizer::for_images(train.iter().chain(&test).map(|p| p.as_ref()));
+    Ok((feature_table(&train, &featurizer)?, feature_table(&test, &featurizer)?))
 }
 
 /// The view's `train.csv` and `test.csv` with the image features of every
@@ -99,14 +120,13 @@ fn append(table: &Table, pixels: &[Cow<'_, Pixels>], featurizer: &ImageFeaturize
 /// not a readable PNG (the environment is broken); [`Error::Core`] if a
 /// table already has a column of a feature's name.
 pub fn image_feature_tables(view: &PublicView<'_>) -> Result<(Table, Table)> {
-    let spec = view
-        .task
-        .images
-        .as_ref()
-        .ok_or_else(|| Error::UnsupportedTask { reason: "the task has no images to featurize".into() })?;
-    let id = view.task.id_column.as_str();
-    let train = decode_rows(view.train, "train.csv", id, spec, view.images)?;
-    let test = decode_rows(view.test, "test.csv", id, spec, view.images)?;
-    let featurizer = ImageFeaturizer::for_images(train.iter().chain(&test).map(|p| p.as_ref()));
-    Ok((append(view.train, &train, &featurizer)?, append(view.test, &test, &featurizer)?))
+    let (train_features, test_features) = image_features(view)?;
+    let append = |table: &Table, features: Table| -> Result<Table> {
+        let mut out = table.clone();
+        for (name, column) in features.iter() {
+            out.push_column(name, column.clone())?;
+        }
+        Ok(out)
+    };
+    Ok((append(view.train, train_features)?, append(view.test, test_features)?))
 }

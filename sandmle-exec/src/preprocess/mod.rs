@@ -44,6 +44,19 @@ impl Frames {
         }
     }
 
+    /// The frames after `step` when it keeps named columns (`select`,
+    /// `select_best`), made from `self` without copying the columns it
+    /// leaves out; `None` for any other step. The same frames as
+    /// [`Frames::apply`] on a copy.
+    pub fn narrowed(&self, step: &Step, target: TargetSignal<'_>) -> Option<Result<Frames>> {
+        let names = match step {
+            Step::Select { columns } => select::require(self, columns).map(|()| columns.clone()),
+            Step::SelectBest { k } => Ok(select::best_names(self, *k, target)),
+            _ => return None,
+        };
+        Some(names.and_then(|names| Ok(Frames { train: self.train.select(&names)?, test: self.test.select(&names)? })))
+    }
+
     /// The final numeric matrices, checking that every feature is numeric
     /// and complete.
     pub fn matrices(&self) -> Result<(Array2<f64>, Array2<f64>)> {
@@ -81,4 +94,44 @@ fn to_array2(t: &Table, names: &[String]) -> Result<Array2<f64>> {
 /// The present values of a numeric column.
 pub(crate) fn present(v: &[f64]) -> impl Iterator<Item = f64> + '_ {
     v.iter().copied().filter(|x| !x.is_nan())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::ScaleMethod;
+
+    fn frames() -> Frames {
+        let column =
+            |k: usize, n: usize| Column::Numeric((0..n).map(|r| ((r * (k + 3)) % 7) as f64 + k as f64).collect());
+        let table = |n: usize| Table::from_columns((0..6).map(|k| (format!("f{k}"), column(k, n)))).unwrap();
+        Frames { train: table(12), test: table(5) }
+    }
+
+    /// A step that keeps named columns, made from borrowed frames, gives
+    /// the frames that step gives applied to a copy, and its errors; any
+    /// other step is left to `apply`.
+    #[test]
+    fn narrowed_frames_are_the_step_applied_to_a_copy() {
+        let y: Vec<usize> = (0..12).map(|r| r % 3).collect();
+        let values: Vec<f64> = (0..12).map(|r| (r * r) as f64).collect();
+        for target in [TargetSignal::Classes(&y, 3), TargetSignal::Values(&values)] {
+            let steps = [
+                Step::SelectBest { k: 1 },
+                Step::SelectBest { k: 4 },
+                Step::SelectBest { k: 9 },
+                Step::Select { columns: vec!["f4".into(), "f1".into()] },
+            ];
+            for step in steps {
+                let mut copy = frames();
+                copy.apply(&step, target).unwrap();
+                let narrowed = frames().narrowed(&step, target).unwrap().unwrap();
+                assert_eq!((&narrowed.train, &narrowed.test), (&copy.train, &copy.test), "{step:?}");
+            }
+        }
+        let missing = Step::Select { columns: vec!["f9".into()] };
+        let y = TargetSignal::Classes(&y, 3);
+        assert!(matches!(frames().narrowed(&missing, y), Some(Err(Error::UnknownColumn { .. }))));
+        assert!(frames().narrowed(&Step::Scale { method: ScaleMethod::Standard }, y).is_none());
+    }
 }

@@ -4,7 +4,7 @@ use super::{Frames, TargetSignal, present};
 use crate::error::{Error, Result};
 use sandmle_core::Column;
 
-fn require(f: &Frames, columns: &[String]) -> Result<()> {
+pub(super) fn require(f: &Frames, columns: &[String]) -> Result<()> {
     match columns.iter().find(|c| !f.train.has_column(c)) {
         Some(c) => Err(Error::UnknownColumn { column: c.clone() }),
         None => Ok(()),
@@ -27,6 +27,12 @@ pub(super) fn keep(f: &mut Frames, columns: &[String]) -> Result<()> {
 
 /// Keeps the `k` numeric features most associated with the target.
 pub(super) fn best(f: &mut Frames, k: usize, target: TargetSignal<'_>) -> Result<()> {
+    let names = best_names(f, k, target);
+    keep(f, &names)
+}
+
+/// The names [`best`] keeps, in table order.
+pub(super) fn best_names(f: &Frames, k: usize, target: TargetSignal<'_>) -> Vec<String> {
     let mut scored: Vec<(f64, usize, String)> = f
         .train
         .iter()
@@ -40,8 +46,7 @@ pub(super) fn best(f: &mut Frames, k: usize, target: TargetSignal<'_>) -> Result
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut chosen: Vec<(usize, String)> = scored.into_iter().take(k).map(|(_, i, n)| (i, n)).collect();
     chosen.sort();
-    let names: Vec<String> = chosen.into_iter().map(|(_, n)| n).collect();
-    keep(f, &names)
+    chosen.into_iter().map(|(_, n)| n).collect()
 }
 
 /// Squared correlation with values, or the correlation ratio (share of

@@ -78,28 +78,9 @@ impl Bins {
             _ => for_each_column(x, f),
         };
         each_column(&mut |col| {
-            let (e, few) = match distinct_values(col) {
-                Distinct::Few(values, single) => (midpoints(&values), Some((values, single))),
-                Distinct::Many => (quantile_cuts(col), None),
-                Distinct::Unsure => (sorted_edges(col), None),
-            };
-            let c = bin_codes(col, &e);
-            let (l, h) = match few {
-                // Each bin holds one value, the same bits in every row:
-                // its smallest and largest.
-                Some((distinct, true))
-                    if distinct.iter().enumerate().all(|(b, &v)| e.partition_point(|&t| t < v) == b) =>
-                {
-                    (distinct.clone(), distinct)
-                }
-                _ => {
-                    let (mut l, mut h) = (vec![f64::INFINITY; e.len() + 1], vec![f64::NEG_INFINITY; e.len() + 1]);
-                    for (&v, &b) in col.iter().zip(&c) {
-                        l[b as usize] = l[b as usize].min(v);
-                        h[b as usize] = h[b as usize].max(v);
-                    }
-                    (l, h)
-                }
+            let (e, c, l, h) = match ranked_bins(col) {
+                Some((e, c, values)) => (e, c, values.clone(), values),
+                None => column_bins(col),
             };
             edges.push(e);
             codes.push(c);
@@ -140,6 +121,81 @@ impl Bins {
         }
         out
     }
+}
+
+/// A column's edges, codes, and each bin's smallest and largest value:
+/// the general route, for any column.
+fn column_bins(col: &[f64]) -> (Vec<f64>, Vec<u8>, Vec<f64>, Vec<f64>) {
+    let (e, few) = match distinct_values(col) {
+        Distinct::Few(values, single) => (midpoints(&values), Some((values, single))),
+        Distinct::Many => (quantile_cuts(col), None),
+        Distinct::Unsure => (sorted_edges(col), None),
+    };
+    let c = bin_codes(col, &e);
+    let (l, h) = match few {
+        // Each bin holds one value, the same bits in every row: its
+        // smallest and largest.
+        Some((distinct, true)) if distinct.iter().enumerate().all(|(b, &v)| e.partition_point(|&t| t < v) == b) => {
+            (distinct.clone(), distinct)
+        }
+        _ => {
+            let (mut l, mut h) = (vec![f64::INFINITY; e.len() + 1], vec![f64::NEG_INFINITY; e.len() + 1]);
+            for (&v, &b) in col.iter().zip(&c) {
+                l[b as usize] = l[b as usize].min(v);
+                h[b as usize] = h[b as usize].max(v);
+            }
+            (l, h)
+        }
+    };
+    (e, c, l, h)
+}
+
+/// The bins of a short column (at most [`MAX_BINS`] rows, every micro
+/// environment's) in one sort of its rows by value: its edges, codes and
+/// distinct values (each bin's smallest and largest), the same as
+/// [`column_bins`]' when every
+/// value's bin is its rank among the distinct values, which is checked:
+/// each midpoint lies at or above the value below it and under the value
+/// above it. `None` for any other column (longer, a NaN, zeros of both
+/// signs, or a midpoint that rounds onto the value above it), which the
+/// general route bins. A value's rank comes from the sort, where the
+/// general route searched the edges once per row.
+fn ranked_bins(col: &[f64]) -> Option<(Vec<f64>, Vec<u8>, Vec<f64>)> {
+    if col.len() > MAX_BINS || col.is_empty() {
+        return None;
+    }
+    // `total_cmp`'s order as unsigned integers (negative values' bits
+    // flipped whole, positive values' sign bit set), the row below.
+    let key = |v: f64| {
+        let b = v.to_bits();
+        if b >> 63 == 1 { !b } else { b | 1 << 63 }
+    };
+    let mut order: Vec<u128> = Vec::with_capacity(col.len());
+    for (r, &v) in col.iter().enumerate() {
+        if v.is_nan() {
+            return None;
+        }
+        order.push(u128::from(key(v)) << 64 | r as u128);
+    }
+    order.sort_unstable();
+    let mut codes = vec![0u8; col.len()];
+    let mut distinct: Vec<f64> = Vec::new();
+    let mut last = None;
+    for &o in &order {
+        let k = (o >> 64) as u64;
+        if last != Some(k) {
+            last = Some(k);
+            distinct.push(col[o as u64 as usize]);
+        }
+        codes[o as u64 as usize] = (distinct.len() - 1) as u8;
+    }
+    // -0.0 and 0.0 are one value to the general route's `dedup`.
+    if distinct.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    let edges = midpoints(&distinct);
+    let ranks = edges.iter().zip(distinct.windows(2)).all(|(&m, w)| w[0] <= m && m < w[1]);
+    ranks.then_some((edges, codes, distinct))
 }
 
 /// A column's bin edges from its sorted values: the [`midpoints`] of its
@@ -970,6 +1026,54 @@ mod tests {
                 assert_eq!(bin_codes(&col, e), want, "{e:?}");
             }
         }
+    }
+
+    /// A short column's bins from one sort of its rows are the general
+    /// route's, bit for bit, and the sort declines what it cannot rank
+    /// (zeros of both signs, a NaN, an infinity's NaN midpoint,
+    /// neighbouring floats whose midpoint rounds up, long columns); on
+    /// columns of continuous values, small integers and two values it
+    /// answers.
+    #[test]
+    fn short_columns_ranked_in_one_sort_bin_as_the_general_route() {
+        let mut rng = rng_for(7, "ranked_bins");
+        let one = 1.0f64;
+        let (a, b) = (f64::from_bits(one.to_bits() + 1), f64::from_bits(one.to_bits() + 2));
+        let specials = [0.0, -0.0, 1.0, -1.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-300, a, b];
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut answered = 0;
+        for case in 0..600 {
+            let n = [1, 2, 3, 50, 200, 255, 256][case % 7];
+            let mut col: Vec<f64> = match case % 4 {
+                0 => (0..n).map(|_| rng.random_range(-3.0..3.0)).collect(),
+                1 => (0..n).map(|_| f64::from(rng.random_range(0..9u8))).collect(),
+                2 => (0..n).map(|_| f64::from(rng.random_range(0..2u8))).collect(),
+                _ => (0..n).map(|_| specials[rng.random_range(0..specials.len())]).collect(),
+            };
+            if case % 9 == 0 {
+                col[rng.random_range(0..n)] = specials[rng.random_range(0..specials.len())];
+            }
+            let general = column_bins(&col);
+            match ranked_bins(&col) {
+                Some((e, c, values)) => {
+                    answered += 1;
+                    assert_eq!(bits(&e), bits(&general.0), "edges of {col:?}");
+                    assert_eq!(c, general.1, "codes of {col:?}");
+                    assert_eq!(bits(&values), bits(&general.2), "least values of {col:?}");
+                    assert_eq!(bits(&values), bits(&general.3), "greatest values of {col:?}");
+                }
+                None => assert!(
+                    n > MAX_BINS
+                        || col.iter().any(|v| !v.is_finite())
+                        || (col.contains(&0.0) && col.iter().any(|v| v.to_bits() != 0.0f64.to_bits() && *v == 0.0))
+                        || (col.contains(&a) && col.contains(&b)),
+                    "declined {col:?}"
+                ),
+            }
+        }
+        assert!(answered > 350, "{answered} of 600 columns ranked");
+        assert_eq!(ranked_bins(&[a, b, 2.0]), None, "the midpoint of two neighbours rounds onto the second");
+        assert_eq!(ranked_bins(&[-0.0, 0.0, 1.0]), None, "zeros of both signs are one value to the general route");
     }
 
     /// Binning the caller's columns gives what binning the matrix gives,
