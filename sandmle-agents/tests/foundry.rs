@@ -1,13 +1,14 @@
 //! The Foundry: kept environments, `yield.json` and `index.jsonl`,
 //! byte-identical on one and two threads, when resumed, and as three
-//! shards merged; failed candidates retried with a fresh seed.
+//! shards merged; failed candidates retried with a fresh seed; each seed
+//! prepared once, before its candidates.
 
 mod common;
 
 use common::{foundry, seed};
 use sandmle_agents::foundry::{FoundryConfig, SeedTask, Shard, read_records, reindex};
-use sandmle_agents::roles::{Brief, TechnicalWriter};
-use sandmle_core::{Environment, TaskPlan};
+use sandmle_agents::roles::{Brief, DataStrategist, TechnicalWriter};
+use sandmle_core::{Environment, PlanRequest, TaskPlan};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -158,4 +159,51 @@ fn the_yield_reports_the_spread_of_domains_families_and_mutations() {
     let y: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("yield.json")).unwrap()).unwrap();
     assert_eq!(y["seeds"]["breast_cancer"]["candidates"], 10);
     assert_eq!(y["settings"]["roles"]["technical_writer"], "builtin-writer");
+}
+
+/// A strategist that records its calls, planning through the built-in one.
+struct Recording {
+    inner: sandmle_agents::roles::builtin::Strategist,
+    calls: std::sync::Mutex<Vec<String>>,
+}
+
+impl DataStrategist for Recording {
+    fn name(&self) -> &str {
+        "recording"
+    }
+    fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> sandmle_agents::Result<TaskPlan> {
+        self.calls.lock().unwrap().push(format!("plan {}", request.seed_task));
+        self.inner.plan(seed_env, request)
+    }
+    fn prepare(&self, seed_env: &Environment) -> sandmle_agents::Result<()> {
+        self.calls.lock().unwrap().push(format!("prepare {}", seed_env.task().id));
+        self.inner.prepare(seed_env)
+    }
+}
+
+/// Each seed with a candidate to run is prepared once, before any plan,
+/// and its preparation is timed apart from its candidates; a resumed run
+/// with nothing left to do prepares nothing.
+#[test]
+fn each_seed_is_prepared_once_before_its_candidates() {
+    let out = tempfile::tempdir().unwrap();
+    let mut f = foundry(FoundryConfig { per_seed: 2, run_seed: 5, ..FoundryConfig::default() });
+    let recording =
+        Arc::new(Recording { inner: common::strategist(&common::parts()), calls: std::sync::Mutex::new(Vec::new()) });
+    f.strategist = recording.clone();
+    let seeds = [seed("wine"), seed("breast_cancer")];
+    let report = f.run(&seeds, out.path(), &|_, _| {}).unwrap();
+    let calls = recording.calls.lock().unwrap().clone();
+    let prepared: Vec<&String> = calls.iter().filter(|c| c.starts_with("prepare")).collect();
+    assert_eq!(prepared.len(), 2, "{calls:?}");
+    let first_plan = calls.iter().position(|c| c.starts_with("plan")).unwrap();
+    assert!(calls[..first_plan].iter().all(|c| c.starts_with("prepare")), "{calls:?}");
+    assert!(calls.len() >= 2 + 4, "{calls:?}");
+    for name in ["wine", "breast_cancer"] {
+        assert!(report.throughput[name].seed_seconds > 0.0, "{name}: {:?}", report.throughput[name]);
+    }
+    recording.calls.lock().unwrap().clear();
+    let again = f.run(&seeds, out.path(), &|_, _| {}).unwrap();
+    assert_eq!(again.resumed, 4);
+    assert!(recording.calls.lock().unwrap().is_empty());
 }

@@ -124,6 +124,11 @@ pub struct Throughput {
     /// Seconds spent on its candidates' attempts (the four roles and the
     /// gates; writing kept environments to disk aside), summed over threads.
     pub candidate_seconds: f64,
+    /// Seconds spent preparing the seed once, before its candidates
+    /// ([`DataStrategist::prepare`](crate::roles::DataStrategist::prepare):
+    /// the built-in strategist's DNA extraction); not in
+    /// `candidate_seconds`, whatever the number of candidates.
+    pub seed_seconds: f64,
     /// Environments kept by this run.
     pub kept: usize,
     /// Kept environments per minute of one core.
@@ -316,6 +321,19 @@ impl Foundry {
             .map(|(_, slot)| slot)
             .collect();
         let total = mine.len();
+        // Each seed with a slot not yet recorded is prepared once, before
+        // any of its candidates. A seed that cannot be prepared is left to
+        // its plans, which fail and record why.
+        let mut seed_seconds: BTreeMap<String, f64> = BTreeMap::new();
+        for &(seed, index) in &mine {
+            let file = slots_dir.join(&seed.name).join(format!("{index}.json"));
+            if seed_seconds.contains_key(&seed.name) || file.exists() {
+                continue;
+            }
+            let t = Instant::now();
+            let _ = self.strategist.prepare(&seed.env);
+            seed_seconds.insert(seed.name.clone(), t.elapsed().as_secs_f64());
+        }
         let done = std::sync::atomic::AtomicUsize::new(0);
         let outcomes: Vec<Result<(String, bool, f64, bool)>> = mine
             .par_iter()
@@ -347,6 +365,9 @@ impl Foundry {
             let t = throughput.entry(seed).or_default();
             t.candidate_seconds += seconds;
             t.kept += usize::from(kept);
+        }
+        for (seed, seconds) in seed_seconds {
+            throughput.entry(seed).or_default().seed_seconds = seconds;
         }
         for t in throughput.values_mut() {
             t.per_minute_one_core =

@@ -157,6 +157,10 @@ impl DataStrategist for LlmStrategist {
         let plan = self.base.plan(seed_env, request)?;
         self.settings.ask("data strategist", STRATEGIST_SYSTEM, self.prompt(&plan), |v| self.validate(&plan, v))
     }
+
+    fn prepare(&self, seed_env: &Environment) -> Result<()> {
+        self.base.prepare(seed_env)
+    }
 }
 
 /// The LLM ML Developer: the model sets the difficulty and the noise,

@@ -73,6 +73,12 @@ impl DataStrategist for Strategist {
         let dna = self.dna_cache.get_or(seed_env, || Ok(self.synthesizer.extract_dna(seed_env)?))?;
         Ok(self.synthesizer.plan(&dna, request)?)
     }
+
+    /// Extracts the seed's DNA into the cache, which every plan of the
+    /// seed reads.
+    fn prepare(&self, seed_env: &Environment) -> Result<()> {
+        self.dna_cache.get_or(seed_env, || Ok(self.synthesizer.extract_dna(seed_env)?)).map(|_| ())
+    }
 }
 
 /// The built-in ML Developer: the synthesizer realises the plan, the panel

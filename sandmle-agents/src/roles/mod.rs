@@ -37,6 +37,17 @@ pub trait DataStrategist: Send + Sync {
     /// When no plan can be made (the seed cannot be analysed, an LLM's
     /// replies stayed invalid).
     fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> Result<TaskPlan>;
+    /// Work a seed needs once, whatever its number of candidates (the
+    /// built-in strategist extracts the seed's DNA), done before its
+    /// first plan; nothing by default. The foundry calls it for each seed
+    /// before any candidate and reports its time apart from theirs.
+    ///
+    /// # Errors
+    /// When the seed cannot be analysed (its first plan would fail too).
+    fn prepare(&self, seed_env: &Environment) -> Result<()> {
+        let _ = seed_env;
+        Ok(())
+    }
 }
 
 /// Builds the environment a plan asks for.
@@ -99,6 +110,7 @@ pub trait TechnicalWriter: Send + Sync {
 sandmle_core::forward_impls!(DataStrategist {
     fn name(&self) -> &str;
     fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> Result<TaskPlan>;
+    fn prepare(&self, seed_env: &Environment) -> Result<()>;
 });
 sandmle_core::forward_impls!(MlDeveloper {
     fn name(&self) -> &str;
