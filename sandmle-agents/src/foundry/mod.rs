@@ -125,7 +125,7 @@ pub struct Throughput {
     /// gates; writing kept environments to disk aside), summed over threads.
     pub candidate_seconds: f64,
     /// Seconds spent preparing the seed once, before its candidates
-    /// ([`DataStrategist::prepare`](crate::roles::DataStrategist::prepare):
+    /// ([`DataStrategist::prepare`]:
     /// the built-in strategist's DNA extraction); not in
     /// `candidate_seconds`, whatever the number of candidates.
     pub seed_seconds: f64,
