@@ -1,32 +1,15 @@
 //! The built-in strategist extracts a seed's DNA once per seed and plans
-//! every candidate from it, exactly as it would from a fresh extraction.
+//! every candidate from it, exactly as it would from a fresh extraction;
+//! preparing a seed is that extraction, done before its first plan.
 
 mod common;
 
+use common::Counting;
 use sandmle_agents::roles::DataStrategist;
 use sandmle_agents::roles::builtin::Strategist;
-use sandmle_core::{Environment, PlanRequest, Result, Synthesizer, TaskDna, TaskPlan};
+use sandmle_core::{PlanRequest, TaskPlan};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A synthesizer that counts its DNA extractions.
-struct Counting {
-    inner: Arc<dyn Synthesizer>,
-    extractions: AtomicUsize,
-}
-
-impl Synthesizer for Counting {
-    fn extract_dna(&self, seed_env: &Environment) -> Result<TaskDna> {
-        self.extractions.fetch_add(1, Ordering::SeqCst);
-        self.inner.extract_dna(seed_env)
-    }
-    fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan> {
-        self.inner.plan(dna, request)
-    }
-    fn synthesize(&self, plan: &TaskPlan) -> Result<Environment> {
-        self.inner.synthesize(plan)
-    }
-}
+use std::sync::atomic::Ordering;
 
 fn request(index: usize) -> PlanRequest {
     PlanRequest { seed_task: "wine".into(), run_seed: 3, index, attempt: 0 }
@@ -35,7 +18,7 @@ fn request(index: usize) -> PlanRequest {
 #[test]
 fn a_seed_is_analysed_once_and_plans_are_unchanged() {
     let p = common::parts();
-    let counting = Arc::new(Counting { inner: Arc::clone(&p.synthesizer), extractions: AtomicUsize::new(0) });
+    let counting = Arc::new(Counting::new(Arc::clone(&p.synthesizer)));
     let cached = Strategist::new(counting.clone());
     let seed = common::seed("wine").env;
     let plans: Vec<TaskPlan> = (0..3).map(|i| cached.plan(&seed, &request(i)).unwrap()).collect();
@@ -53,4 +36,23 @@ fn a_seed_is_analysed_once_and_plans_are_unchanged() {
     cached.plan(&in_memory, &request(0)).unwrap();
     cached.plan(&in_memory, &request(1)).unwrap();
     assert_eq!(counting.extractions.load(Ordering::SeqCst), 3);
+}
+
+/// Preparing a seed extracts its DNA once, which its plans then read; a
+/// seed built in memory is not prepared (its plans extract their own).
+#[test]
+fn preparing_a_seed_extracts_the_dna_its_plans_read() {
+    let p = common::parts();
+    let counting = Arc::new(Counting::new(Arc::clone(&p.synthesizer)));
+    let strategist = Strategist::new(counting.clone());
+    let seed = common::seed("wine").env;
+    strategist.prepare(&seed).unwrap();
+    assert_eq!(counting.count(), 1);
+    strategist.prepare(&seed).unwrap();
+    strategist.plan(&seed, &request(0)).unwrap();
+    assert_eq!(counting.count(), 1, "prepared once, planned from the cache");
+    let mut in_memory = seed.clone();
+    in_memory.grading.files.clear();
+    strategist.prepare(&in_memory).unwrap();
+    assert_eq!(counting.count(), 1);
 }

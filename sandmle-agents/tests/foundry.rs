@@ -7,6 +7,7 @@ mod common;
 
 use common::{foundry, seed};
 use sandmle_agents::foundry::{FoundryConfig, SeedTask, Shard, read_records, reindex};
+use sandmle_agents::roles::builtin::Strategist;
 use sandmle_agents::roles::{Brief, DataStrategist, TechnicalWriter};
 use sandmle_core::{Environment, PlanRequest, TaskPlan};
 use std::collections::BTreeMap;
@@ -163,7 +164,7 @@ fn the_yield_reports_the_spread_of_domains_families_and_mutations() {
 
 /// A strategist that records its calls, planning through the built-in one.
 struct Recording {
-    inner: sandmle_agents::roles::builtin::Strategist,
+    inner: Strategist,
     calls: std::sync::Mutex<Vec<String>>,
 }
 
@@ -188,8 +189,9 @@ impl DataStrategist for Recording {
 fn each_seed_is_prepared_once_before_its_candidates() {
     let out = tempfile::tempdir().unwrap();
     let mut f = foundry(FoundryConfig { per_seed: 2, run_seed: 5, ..FoundryConfig::default() });
+    let counting = Arc::new(common::Counting::new(Arc::clone(&common::parts().synthesizer)));
     let recording =
-        Arc::new(Recording { inner: common::strategist(&common::parts()), calls: std::sync::Mutex::new(Vec::new()) });
+        Arc::new(Recording { inner: Strategist::new(counting.clone()), calls: std::sync::Mutex::new(Vec::new()) });
     f.strategist = recording.clone();
     let seeds = [seed("wine"), seed("breast_cancer")];
     let report = f.run(&seeds, out.path(), &|_, _| {}).unwrap();
@@ -202,6 +204,8 @@ fn each_seed_is_prepared_once_before_its_candidates() {
     for name in ["wine", "breast_cancer"] {
         assert!(report.throughput[name].seed_seconds > 0.0, "{name}: {:?}", report.throughput[name]);
     }
+    // The plans read the DNA the preparation extracted.
+    assert_eq!(counting.count(), 2);
     recording.calls.lock().unwrap().clear();
     let again = f.run(&seeds, out.path(), &|_, _| {}).unwrap();
     assert_eq!(again.resumed, 4);

@@ -1,7 +1,7 @@
 //! [`PipelineExecutor`]: runs a [`PipelineSpec`] in-process.
 
 use crate::error::{Error, Result};
-use crate::image::image_features;
+use crate::image::{clashing_name, image_features};
 use crate::model::{self, Clock, NeighbourCache, Prediction, SharedBins, SharedForests};
 use crate::preprocess::{Frames, TargetSignal};
 use crate::spec::{CheckedPipeline, PipelineSpec, Step};
@@ -146,6 +146,9 @@ impl Partial {
     /// copied, not the whole tables. `None` for any other first step.
     pub(crate) fn narrowed(&self, steps: &[Step], clock: &Clock) -> Option<Result<Partial>> {
         let start = Instant::now();
+        if let Err(e) = clock.check_deadline() {
+            return Some(Err(e));
+        }
         let signal = match Partial::signal(&self.targets) {
             Ok(s) => s,
             Err(e) => return Some(Err(e)),
@@ -194,7 +197,15 @@ impl Partial {
     /// [`Partial::start`] with the image features already computed
     /// (train and test tables of the image feature columns alone, and the
     /// time they took): they join the view's own features after them,
-    /// moved, not copied. The panel featurizes once for all its members.
+    /// moved (copied when the view has feature columns of its own, which
+    /// an image task's tables rarely have). The panel featurizes once for
+    /// all its members.
+    ///
+    /// # Errors
+    /// As [`Partial::start`]; an image feature's name that is already a
+    /// column of the view's tables is the clash appending the features
+    /// would meet ([`sandmle_core::Error::DuplicateColumn`]), found before
+    /// a missing test column, as then.
     pub(crate) fn start_with(view: &PublicView<'_>, images: Option<((Table, Table), Duration)>) -> Result<Partial> {
         let task = view.task;
         if view.train.n_rows() < 2 {
@@ -204,6 +215,9 @@ impl Partial {
         let start = Instant::now();
         let (train, test) = (view.train, view.test);
         let id = task.id_column.as_str();
+        if let Some(name) = images.as_ref().and_then(|((image_train, _), _)| clashing_name(view, image_train.names())) {
+            return Err(sandmle_core::Error::DuplicateColumn { name: name.clone() }.into());
+        }
         let features: Vec<String> =
             train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
         if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
@@ -213,11 +227,6 @@ impl Partial {
             None => Frames { train: train.select(&features)?, test: test.select(&features)? },
             Some(((image_train, image_test), took)) => {
                 timings.push("image_features", took);
-                // A table's own column of an image feature's name is a
-                // clash, as appending the features to it would be.
-                if let Some(name) = image_train.names().iter().find(|n| train.has_column(n) || test.has_column(n)) {
-                    return Err(sandmle_core::Error::DuplicateColumn { name: name.clone() }.into());
-                }
                 if features.is_empty() {
                     Frames { train: image_train, test: image_test }
                 } else {

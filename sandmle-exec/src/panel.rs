@@ -19,7 +19,8 @@
 //!
 //! The steps every member starts with run once per panel run, and each
 //! distinct list of steps runs only its remaining ones (the `SelectBest`
-//! of the `*-best-k` members) on a copy; the kNN members share one list of
+//! of the `*-best-k` members), on a copy of only the columns it keeps
+//! when its first step keeps named columns, else on a whole copy; the kNN members share one list of
 //! nearest rows per test row (the longest any of them needs; the others
 //! take its prefix, which is exactly their own), the histogram forests
 //! and trees one binning of the training matrix, and the forests of 10, 30
@@ -41,7 +42,7 @@
 //! shared by every member.
 
 use crate::executor::{Partial, Prepared, fit_and_assemble};
-use crate::image::image_features;
+use crate::image::{clashing_name, image_features};
 use crate::model::{Clock, NeighbourCache, SharedBins, SharedForests};
 use crate::spec::{EncodeMethod, ImputeStrategy, ModelSpec, PipelineSpec, ScaleMethod, Step};
 use rayon::prelude::*;
@@ -229,7 +230,9 @@ impl Panel {
     /// # Errors
     /// When the grader finds the environment broken (no member could have
     /// been graded), or an image is missing or cannot be decoded
-    /// ([`sandmle_core::Error::InvalidEnvironment`]).
+    /// ([`sandmle_core::Error::InvalidEnvironment`]), or a table already
+    /// has a column of an image feature's name
+    /// ([`sandmle_core::Error::DuplicateColumn`]).
     pub fn run(&self, env: &Environment, grader: &dyn Grader) -> sandmle_core::Result<PanelReport> {
         let train_rows = env.train.n_rows();
         let mut fit_env;
@@ -253,6 +256,11 @@ impl Panel {
             (Some(_), false) => Some((image_features(&view)?, start.elapsed())),
             _ => None,
         };
+        // A table's column of an image feature's name breaks the
+        // environment, not one member.
+        if let Some(name) = featurized.as_ref().and_then(|((train, _), _)| clashing_name(&view, train.names())) {
+            return Err(sandmle_core::Error::DuplicateColumn { name: name.clone() });
+        }
         let specs = self.specs(env.task(), env_used.train.n_rows());
         let prepared = prepare_shared(&specs, &view, featurized);
         let entries: Vec<PanelEntry> = specs
@@ -309,7 +317,9 @@ impl Panel {
 /// Per spec, its steps' prepared matrices (or why they failed), shared by
 /// every spec with the same steps. The steps every spec starts with run
 /// once; each distinct list of steps then runs its own remaining steps on
-/// a copy. The histogram forests and trees of a preparation share its
+/// a copy: of the columns its first step keeps, when that step keeps
+/// named columns ([`Partial::narrowed`]), else of the whole tables (the
+/// last such group takes the tables themselves). The histogram forests and trees of a preparation share its
 /// binned training matrix, kNN members one neighbour cache (as long as
 /// the longest list they need), and histogram forests of one seed and
 /// shape one forest, as large as the largest wants ([`SharedForests`]). A

@@ -176,6 +176,62 @@ fn the_executor_featurizes_an_image_task_as_the_panel_does() {
     assert_eq!(out.submission.n_rows(), tiny.test.n_rows());
 }
 
+/// A feature column of the table's own joins the image features before
+/// them, as on tables that already hold the features; a column named as an
+/// image feature is the environment's clash, for a pipeline and for the
+/// panel alike.
+#[test]
+fn an_image_task_with_a_column_of_its_own_or_of_a_features_name() {
+    let env = square_environment(60, 20, 12, 3, 5);
+    let spec = PipelineSpec::from_json(&serde_json::json!({
+        "steps": [{"op": "select_best", "k": 7}, {"op": "scale", "method": "standard"}],
+        "model": {"type": "logistic_regression", "c": 1.0},
+    }))
+    .unwrap();
+    let with_column = |name: &str| {
+        let mut e = env.clone();
+        let column = |n: usize, shift: usize| {
+            sandmle_core::Column::Numeric((0..n).map(|r| ((r * 7 + shift) % 11) as f64).collect())
+        };
+        e.train.push_column(name, column(e.train.n_rows(), 0)).unwrap();
+        e.test.push_column(name, column(e.test.n_rows(), 3)).unwrap();
+        e
+    };
+    let own = with_column("extra");
+    let run = PipelineExecutor::default().run(&spec, &own.public_view()).unwrap();
+    let (train, test) = image_feature_tables(&own.public_view()).unwrap();
+    assert_eq!(train.names()[2], "extra");
+    let mut pre = own.clone();
+    (pre.train, pre.test, pre.images) = (train, test, Default::default());
+    let again = PipelineExecutor::default().run(&spec, &pre.public_view()).unwrap();
+    assert_eq!(run.submission, again.submission);
+    // A forest drawing one feature a split by its place: the same columns
+    // in the same order.
+    let forest = PipelineSpec::from_json(&serde_json::json!({
+        "steps": [], "model": {"type": "hist_forest", "n_trees": 5, "max_features": 1},
+    }))
+    .unwrap();
+    let run = PipelineExecutor::default().run(&forest, &own.public_view()).unwrap();
+    assert_eq!(run.submission, PipelineExecutor::default().run(&forest, &pre.public_view()).unwrap().submission);
+    // The panel's members see the same columns as each alone.
+    let report = Panel::default().run(&own, &StandardGrader).unwrap();
+    let specs = Panel::default().specs(own.task(), own.train.n_rows());
+    for name in ["logistic-best-5", "stump", "knn-1"] {
+        let member = specs.iter().find(|s| s.name == name).unwrap().clone().check().unwrap();
+        let alone = PipelineExecutor::default().run(&member, &own.public_view()).unwrap();
+        let graded = StandardGrader.grade(&own.grading_task(), &alone.submission).unwrap();
+        assert_eq!(report.entries.iter().find(|e| e.name == name).unwrap().score, graded.score, "{name}");
+    }
+    let clash = with_column("img_mean_ch0");
+    let e = PipelineExecutor::default().run(&spec, &clash.public_view()).unwrap_err();
+    assert!(
+        matches!(&e, Error::Core(sandmle_core::Error::DuplicateColumn { name }) if name == "img_mean_ch0"),
+        "{e:?}"
+    );
+    let e = Panel::default().run(&clash, &StandardGrader).unwrap_err();
+    assert!(matches!(&e, sandmle_core::Error::DuplicateColumn { name } if name == "img_mean_ch0"), "{e:?}");
+}
+
 #[test]
 fn a_broken_image_is_the_environments_fault_not_a_panic() {
     let good = tiny_image_environment();

@@ -321,25 +321,36 @@ impl Foundry {
             .map(|(_, slot)| slot)
             .collect();
         let total = mine.len();
-        // Each seed with a slot not yet recorded is prepared once, before
-        // any of its candidates. A seed that cannot be prepared is left to
-        // its plans, which fail and record why.
-        let mut seed_seconds: BTreeMap<String, f64> = BTreeMap::new();
-        for &(seed, index) in &mine {
-            let file = slots_dir.join(&seed.name).join(format!("{index}.json"));
-            if seed_seconds.contains_key(&seed.name) || file.exists() {
-                continue;
+        // Which slots an earlier run finished, read once for the seeds'
+        // preparation and the slots alike.
+        let finished_before: Vec<bool> = mine
+            .par_iter()
+            .map(|&(seed, index)| finished(&slots_dir.join(&seed.name).join(format!("{index}.json")), out))
+            .collect();
+        // Each seed with a slot left to run is prepared once, before any of
+        // its candidates (seeds in parallel). A seed that cannot be
+        // prepared is left to its plans, which fail and record why.
+        let mut to_prepare: Vec<&SeedTask> = Vec::new();
+        for (&(seed, _), &done) in mine.iter().zip(&finished_before) {
+            if !done && !to_prepare.iter().any(|s| s.name == seed.name) {
+                to_prepare.push(seed);
             }
-            let t = Instant::now();
-            let _ = self.strategist.prepare(&seed.env);
-            seed_seconds.insert(seed.name.clone(), t.elapsed().as_secs_f64());
         }
+        let seed_seconds: BTreeMap<String, f64> = to_prepare
+            .par_iter()
+            .map(|seed| {
+                let t = Instant::now();
+                let _ = self.strategist.prepare(&seed.env);
+                (seed.name.clone(), t.elapsed().as_secs_f64())
+            })
+            .collect();
         let done = std::sync::atomic::AtomicUsize::new(0);
         let outcomes: Vec<Result<(String, bool, f64, bool)>> = mine
             .par_iter()
-            .map(|&(seed, index)| {
+            .zip(&finished_before)
+            .map(|(&(seed, index), &finished_before)| {
                 let file = slots_dir.join(&seed.name).join(format!("{index}.json"));
-                if finished(&file, out) {
+                if finished_before {
                     progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1, total);
                     return Ok((seed.name.clone(), false, 0.0, true));
                 }

@@ -75,8 +75,12 @@ impl DataStrategist for Strategist {
     }
 
     /// Extracts the seed's DNA into the cache, which every plan of the
-    /// seed reads.
+    /// seed reads; nothing for a seed the cache cannot key (one built in
+    /// memory, without file hashes), whose every plan extracts its own.
     fn prepare(&self, seed_env: &Environment) -> Result<()> {
+        if DnaCache::key(seed_env).is_none() {
+            return Ok(());
+        }
         self.dna_cache.get_or(seed_env, || Ok(self.synthesizer.extract_dna(seed_env)?)).map(|_| ())
     }
 }

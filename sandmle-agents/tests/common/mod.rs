@@ -5,11 +5,12 @@
 
 use sandmle_agents::foundry::{Foundry, FoundryConfig, SeedTask};
 use sandmle_agents::roles::builtin::{Developer, MlOps, Strategist, Writer};
-use sandmle_core::{BaselinePanel, Environment, Grader, Synthesizer, Verifier};
+use sandmle_core::{BaselinePanel, Environment, Grader, PlanRequest, Synthesizer, TaskDna, TaskPlan, Verifier};
 use sandmle_exec::Panel;
 use sandmle_metrics::StandardGrader;
 use sandmle_synth::{DnaSynthesizer, GateVerifier};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub fn seed(name: &str) -> SeedTask {
     let env = Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -59,4 +60,33 @@ pub fn foundry(config: FoundryConfig) -> Foundry {
 
 pub fn families() -> Vec<String> {
     sandmle_synth::FAMILIES.iter().map(|f| f.name()).collect()
+}
+
+/// A synthesizer that counts its DNA extractions.
+pub struct Counting {
+    pub inner: Arc<dyn Synthesizer>,
+    pub extractions: AtomicUsize,
+}
+
+impl Counting {
+    pub fn new(inner: Arc<dyn Synthesizer>) -> Counting {
+        Counting { inner, extractions: AtomicUsize::new(0) }
+    }
+
+    pub fn count(&self) -> usize {
+        self.extractions.load(Ordering::SeqCst)
+    }
+}
+
+impl Synthesizer for Counting {
+    fn extract_dna(&self, seed_env: &Environment) -> sandmle_core::Result<TaskDna> {
+        self.extractions.fetch_add(1, Ordering::SeqCst);
+        self.inner.extract_dna(seed_env)
+    }
+    fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> sandmle_core::Result<TaskPlan> {
+        self.inner.plan(dna, request)
+    }
+    fn synthesize(&self, plan: &TaskPlan) -> sandmle_core::Result<Environment> {
+        self.inner.synthesize(plan)
+    }
 }

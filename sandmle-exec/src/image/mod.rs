@@ -110,6 +110,13 @@ pub fn image_features(view: &PublicView<'_>) -> Result<(Table, Table)> {
     Ok((feature_table(&train, &featurizer)?, feature_table(&test, &featurizer)?))
 }
 
+/// The first image feature name the view's `train.csv` already has as a
+/// column, else the first `test.csv` has: the clash appending the features
+/// to the tables meets first ([`image_feature_tables`]).
+pub(crate) fn clashing_name<'n>(view: &PublicView<'_>, names: &'n [String]) -> Option<&'n String> {
+    names.iter().find(|n| view.train.has_column(n)).or_else(|| names.iter().find(|n| view.test.has_column(n)))
+}
+
 /// The view's `train.csv` and `test.csv` with the image features of every
 /// row appended (id, target and any other columns kept, in their order).
 /// The featurizer is colour when any image of either split has colour.
