@@ -131,7 +131,7 @@ pub(super) struct Grower<'a> {
     /// Scratch: totals, left and right sums.
     sums: Vec<f64>,
     /// Classes: the node being searched's sum of squared class weights
-    /// ([`node_squares`] of its totals), which every candidate's scan starts
+    /// ([`scan::node_squares`](super::scan::node_squares) of its totals), which every candidate's scan starts
     /// from.
     squares: f64,
     /// The gain no cut of the node being searched can beat (classes: the
