@@ -56,6 +56,10 @@ struct Bins {
     /// by the first search that reads codes row by row ([`Bins::row_codes`]):
     /// trees grown over [`grow::Records`] never do.
     row_codes: OnceLock<Vec<u8>>,
+    /// Every feature's rows in bin order, made by the first search that
+    /// sorts a node's rows by a feature's bins ([`Bins::row_order`]), when
+    /// the rows are few enough.
+    row_order: OnceLock<Option<RowOrder>>,
     /// `edges[f][b]`: values `<= edges[f][b]` fall in bins `0..=b`.
     edges: Vec<Vec<f64>>,
     /// `lo[f][b]`, `hi[f][b]`: the smallest and largest training value in
@@ -91,12 +95,18 @@ impl Bins {
         });
         let n_bins: Vec<usize> = edges.iter().map(|e| e.len() + 1).collect();
         let records = grow::Records::new(&codes, &n_bins, x.nrows());
-        Bins { codes, row_codes: OnceLock::new(), edges, lo, hi, records }
+        Bins { codes, row_codes: OnceLock::new(), row_order: OnceLock::new(), edges, lo, hi, records }
     }
 
     /// The codes row by row (see `row_codes`), laid out on first use.
     fn row_codes(&self) -> &[u8] {
         self.row_codes.get_or_init(|| Self::row_major(&self.codes))
+    }
+
+    /// Every feature's rows in bin order (see [`RowOrder`]), laid out on
+    /// first use; `None` for more than [`RowOrder::MAX_ROWS`] rows.
+    fn row_order(&self) -> Option<&RowOrder> {
+        self.row_order.get_or_init(|| RowOrder::new(&self.codes)).as_ref()
     }
 
     /// The value threshold of a cut of feature `f` between the node's
@@ -119,6 +129,85 @@ impl Bins {
         for (f, col) in codes.iter().enumerate() {
             for (r, &b) in col.iter().enumerate() {
                 out[r * codes.len() + f] = b;
+            }
+        }
+        out
+    }
+}
+
+/// Per feature, the training rows in (bin, row) order and each row's
+/// place in that order: the rows of a node, in increasing order, marked
+/// by their places in a bitmap and read back place by place, come out in
+/// (bin, row) order, which is the order a sort of the node's rows by bin
+/// gives (rows of one bin in node order), in two passes over the node's
+/// rows and none over the bins ([`RowOrder::sort`]).
+struct RowOrder {
+    rows: usize,
+    /// `order[f * rows + k]`: feature `f`'s `k`-th row in (bin, row) order.
+    order: Vec<u16>,
+    /// `place[f * rows + r]`: row `r`'s place in feature `f`'s order.
+    place: Vec<u16>,
+}
+
+impl RowOrder {
+    /// The most rows kept in order: a bitmap of this many bits is 16 words.
+    const MAX_ROWS: usize = 1024;
+
+    /// Each feature's order, by a stable counting sort of its codes;
+    /// `None` for more than [`RowOrder::MAX_ROWS`] rows.
+    fn new(codes: &[Vec<u8>]) -> Option<RowOrder> {
+        let rows = codes.first().map_or(0, Vec::len);
+        if rows > Self::MAX_ROWS {
+            return None;
+        }
+        let (mut order, mut place) = (vec![0u16; rows * codes.len()], vec![0u16; rows * codes.len()]);
+        for (f, col) in codes.iter().enumerate() {
+            let mut next = [0u16; MAX_BINS + 1];
+            for &c in col {
+                next[usize::from(c)] += 1;
+            }
+            let mut before = 0;
+            for slot in &mut next {
+                (*slot, before) = (before, before + *slot);
+            }
+            let (order, place) = (&mut order[f * rows..][..rows], &mut place[f * rows..][..rows]);
+            for (r, &c) in col.iter().enumerate() {
+                let k = &mut next[usize::from(c)];
+                order[usize::from(*k)] = r as u16;
+                place[r] = *k;
+                *k += 1;
+            }
+        }
+        Some(RowOrder { rows, order, place })
+    }
+
+    /// `rows` (distinct training rows, in increasing order) sorted by
+    /// feature `feature`'s bins, rows of one bin in increasing order, into
+    /// `scratch` (which only grows): each row's place set in a bitmap,
+    /// then the set places read in order.
+    #[inline(always)]
+    fn sort<'s>(&self, feature: usize, rows: &[u32], scratch: &'s mut Vec<u64>) -> &'s [u64] {
+        let words = self.rows.div_ceil(64);
+        let n = rows.len();
+        if scratch.len() < words + n {
+            scratch.resize(words + n, 0);
+        }
+        let (bits, out) = scratch[..words + n].split_at_mut(words);
+        bits.fill(0);
+        let place = &self.place[feature * self.rows..][..self.rows];
+        for &r in rows {
+            let p = usize::from(place[r as usize]);
+            bits[p >> 6] |= 1u64 << (p & 63);
+        }
+        let order = &self.order[feature * self.rows..][..self.rows];
+        let mut i = 0;
+        for (w, &word) in bits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let t = word.trailing_zeros() as usize;
+                word &= word - 1;
+                out[i] = u64::from(order[w * 64 + t]);
+                i += 1;
             }
         }
         out
@@ -366,6 +455,9 @@ struct Search {
     /// Class nodes search no candidate after a cut none can beat (the
     /// best grouping of their classes).
     stop_unbeatable: bool,
+    /// Nodes sort their rows by a candidate's bins through its row order
+    /// ([`RowOrder`]) when the table has row orders.
+    row_order: bool,
 }
 
 impl Search {
@@ -377,6 +469,7 @@ impl Search {
         records: true,
         two_rows: true,
         stop_unbeatable: true,
+        row_order: true,
     };
 }
 
@@ -479,6 +572,7 @@ fn grow_logged(
             g.records = search.records;
             g.two_rows = search.two_rows;
             g.stop_unbeatable = search.stop_unbeatable;
+            g.row_order = search.row_order;
             g.log = logs.keep.then(Vec::new);
             g.replay = logs.replay.get(i).map_or(&[], Vec::as_slice);
             g.grow_tree(&mut rows, &w);
@@ -896,6 +990,7 @@ mod tests {
         let bins = Bins {
             codes: vec![vec![0, 1]],
             row_codes: OnceLock::new(),
+            row_order: OnceLock::new(),
             edges: vec![vec![0.0]],
             lo: vec![vec![-inf, inf]],
             hi: vec![vec![-inf, inf]],
@@ -979,6 +1074,34 @@ mod tests {
         assert_eq!(predict::Order::for_forest(&trees, 0, 100_000), predict::Order::ByTree);
     }
 
+    /// A node's rows sorted through a feature's row order come out as a
+    /// comparison sort by (bin, row) puts them, for nodes of every size
+    /// on features of one to 256 bins, over tables of one row, of 64
+    /// (one bitmap word) and of [`RowOrder::MAX_ROWS`]; a larger table
+    /// has no row order.
+    #[test]
+    fn row_orders_sort_a_nodes_rows_by_bin_then_row() {
+        let mut rng = rng_for(23, "row order fixture");
+        for rows in [1, 64, 200, RowOrder::MAX_ROWS] {
+            let codes: Vec<Vec<u8>> = [1u16, 2, 7, 256]
+                .iter()
+                .map(|&bins| (0..rows).map(|_| rng.random_range(0..bins) as u8).collect())
+                .collect();
+            let order = RowOrder::new(&codes).unwrap();
+            let mut scratch = Vec::new();
+            for (f, col) in codes.iter().enumerate() {
+                for keep in [1, 2, 5, 100] {
+                    let node: Vec<u32> = (0..rows as u32).filter(|_| rng.random_range(0..keep) == 0).collect();
+                    let mut want = node.clone();
+                    want.sort_by_key(|&r| (col[r as usize], r));
+                    let got: Vec<u32> = order.sort(f, &node, &mut scratch).iter().map(|&r| r as u32).collect();
+                    assert_eq!(got, want, "{rows} rows, feature {f}, one row in {keep}");
+                }
+            }
+        }
+        assert!(RowOrder::new(&[vec![0; RowOrder::MAX_ROWS + 1]]).is_none());
+    }
+
     #[test]
     fn batched_histograms_and_presorted_rows_grow_the_trees_the_per_feature_scan_grows() {
         let (x, classes, values) = fixture();
@@ -998,24 +1121,37 @@ mod tests {
             let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
             // Presorted trees take the two-row shortcut, the others search
             // every candidate.
-            let grow_with = |batch_min_rows, presort, sort_wide, count_binary, stop_unbeatable| {
+            let grow_with = |batch_min_rows, presort, sort_wide, count_binary, stop_unbeatable, row_order| {
                 let two_rows = presort;
                 let records = false;
-                let search =
-                    Search { batch_min_rows, presort, sort_wide, count_binary, records, two_rows, stop_unbeatable };
+                let search = Search {
+                    batch_min_rows,
+                    presort,
+                    sort_wide,
+                    count_binary,
+                    records,
+                    two_rows,
+                    stop_unbeatable,
+                    row_order,
+                };
                 grow_trees(&training, params(max_features), 7, None, search).unwrap()
             };
             let grow = |batch_min_rows, presort, sort_wide, count_binary| {
-                grow_with(batch_min_rows, presort, sort_wide, count_binary, true)
+                grow_with(batch_min_rows, presort, sort_wide, count_binary, true, true)
             };
             // Every candidate of every node searched, the plain way.
-            let scan = grow_with(usize::MAX, false, true, false, false);
+            let scan = grow_with(usize::MAX, false, true, false, false, false);
             assert!(scan.iter().all(|t| t.nodes.len() > 20), "the fixture grows real trees");
             // Features 0 and 1 have more bins than most nodes have rows,
             // features 2-4 at most four, feature 3 two.
             for count in [false, true] {
                 let case = format!("{max_features} features, integer counts {count}");
                 assert_eq!(scan, grow(usize::MAX, false, true, count), "{case}: every node sorted");
+                assert_eq!(
+                    scan,
+                    grow_with(usize::MAX, false, true, count, true, false),
+                    "{case}: every node sorted by ranks or counts"
+                );
                 assert_eq!(scan, grow(0, false, false, count), "{case}: every node batched, every histogram");
                 assert_eq!(
                     scan,
@@ -1080,6 +1216,7 @@ mod tests {
             records: false,
             two_rows: false,
             stop_unbeatable: false,
+            row_order: false,
         };
         for max_features in [1, 3] {
             let grow = |search| grow_trees(&training, params(max_features), 5, None, search).unwrap();
