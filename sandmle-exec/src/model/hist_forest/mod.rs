@@ -153,11 +153,17 @@ impl RowOrder {
     /// The most rows kept in order: a bitmap of this many bits is 16 words.
     const MAX_ROWS: usize = 1024;
 
+    /// The most cells (rows times features) kept in order: four bytes a
+    /// cell, 16 MiB, four times the codes themselves. A wider table sorts
+    /// as before rather than hold them.
+    const MAX_CELLS: usize = 1 << 22;
+
     /// Each feature's order, by a stable counting sort of its codes;
-    /// `None` for more than [`RowOrder::MAX_ROWS`] rows.
+    /// `None` for more than [`RowOrder::MAX_ROWS`] rows or
+    /// [`RowOrder::MAX_CELLS`] cells.
     fn new(codes: &[Vec<u8>]) -> Option<RowOrder> {
         let rows = codes.first().map_or(0, Vec::len);
-        if rows > Self::MAX_ROWS {
+        if rows > Self::MAX_ROWS || rows.saturating_mul(codes.len()) > Self::MAX_CELLS {
             return None;
         }
         let (mut order, mut place) = (vec![0u16; rows * codes.len()], vec![0u16; rows * codes.len()]);
@@ -1077,8 +1083,8 @@ mod tests {
     /// A node's rows sorted through a feature's row order come out as a
     /// comparison sort by (bin, row) puts them, for nodes of every size
     /// on features of one to 256 bins, over tables of one row, of 64
-    /// (one bitmap word) and of [`RowOrder::MAX_ROWS`]; a larger table
-    /// has no row order.
+    /// (one bitmap word) and of [`RowOrder::MAX_ROWS`]; a longer or wider
+    /// table has no row order.
     #[test]
     fn row_orders_sort_a_nodes_rows_by_bin_then_row() {
         let mut rng = rng_for(23, "row order fixture");
@@ -1100,6 +1106,10 @@ mod tests {
             }
         }
         assert!(RowOrder::new(&[vec![0; RowOrder::MAX_ROWS + 1]]).is_none());
+        let wide = vec![vec![0u8; RowOrder::MAX_ROWS]; RowOrder::MAX_CELLS / RowOrder::MAX_ROWS];
+        assert!(RowOrder::new(&wide).is_some());
+        let wider = vec![vec![0u8; RowOrder::MAX_ROWS]; RowOrder::MAX_CELLS / RowOrder::MAX_ROWS + 1];
+        assert!(RowOrder::new(&wider).is_none(), "a table wider than the cells kept sorts as before");
     }
 
     #[test]
