@@ -8,10 +8,12 @@
 //! (one cache line per row instead of one per feature), except for
 //! features with more bins than the node has rows; small nodes, and those
 //! features, sort the node's rows by the candidate's bin and scan the runs
-//! of equal bins. On a table of at most [`super::RowOrder::MAX_ROWS`] rows,
-//! that sort goes through the feature's rows listed once in bin order:
-//! the node's rows marked in a bitmap by their place in that list, read
-//! back in order (no pass over the bins, as a counting sort makes).
+//! of equal bins. On a table of at most [`super::RowOrder::MAX_ROWS`] rows
+//! and [`super::RowOrder::MAX_CELLS`] cells, a node of at least
+//! [`ROW_ORDER_MIN_ROWS`] rows sorts through the feature's rows listed once
+//! in bin order: the node's rows marked in a bitmap by their place in that
+//! list, read back in order (no pass over the bins, as a counting sort
+//! makes); smaller nodes, and other tables, rank or count their keys.
 //! Class trees count in integers instead where they can ([`count`]):
 //! a two-bin candidate's upper bin, and with two classes every histogram.
 //! Two-class trees on a table whose features fit in a 16-byte row record
@@ -141,7 +143,9 @@ pub(super) struct Grower<'a> {
     /// bitmap and sorted rows ([`super::RowOrder::sort`]).
     keys: Vec<u64>,
     /// Scratch: what each of a small node's rows adds, by place in the
-    /// node (gathered once per node, read by every candidate's scan).
+    /// node (gathered once per node, read by every candidate's scan),
+    /// except in a node that sorts through row orders
+    /// ([`Grower::sorts_by_row_order`]), whose scans read `adds` by row.
     local: Vec<Add>,
     /// Scratch: totals, left and right sums.
     sums: Vec<f64>,
@@ -691,7 +695,8 @@ impl<'a> Grower<'a> {
     }
 
     /// What each of the node's rows adds, by place, for [`Grower::split_on`]
-    /// (presorted scans read it by row instead).
+    /// (presorted scans, and nodes that sort through row orders, read it
+    /// by row instead).
     fn gather(&mut self, rows: &[u32]) {
         if self.presorted.is_none() && !self.sorts_by_row_order(rows.len()) {
             self.local.clear();
@@ -931,7 +936,8 @@ fn keep(s: Option<Split>, best: &mut Option<Split>) {
 }
 
 /// Nodes of at least this many rows sort by counting (a pass over 256 bin
-/// counters costs about what ranking this many keys does); fewer, by rank.
+/// counters costs about what ranking this many keys does); fewer, by rank
+/// ([`sort_by_bin`], for nodes and tables without row orders).
 const COUNT_SORT_MIN: usize = 32;
 
 /// Sorts the places of a node's rows by their bins `codes` (in place

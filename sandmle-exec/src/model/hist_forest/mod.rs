@@ -58,7 +58,8 @@ struct Bins {
     row_codes: OnceLock<Vec<u8>>,
     /// Every feature's rows in bin order, made by the first search that
     /// sorts a node's rows by a feature's bins ([`Bins::row_order`]), when
-    /// the rows are few enough.
+    /// the table has at most [`RowOrder::MAX_ROWS`] rows and
+    /// [`RowOrder::MAX_CELLS`] cells.
     row_order: OnceLock<Option<RowOrder>>,
     /// `edges[f][b]`: values `<= edges[f][b]` fall in bins `0..=b`.
     edges: Vec<Vec<f64>>,
@@ -104,7 +105,8 @@ impl Bins {
     }
 
     /// Every feature's rows in bin order (see [`RowOrder`]), laid out on
-    /// first use; `None` for more than [`RowOrder::MAX_ROWS`] rows.
+    /// first use; `None` for more than [`RowOrder::MAX_ROWS`] rows or
+    /// [`RowOrder::MAX_CELLS`] cells.
     fn row_order(&self) -> Option<&RowOrder> {
         self.row_order.get_or_init(|| RowOrder::new(&self.codes)).as_ref()
     }
@@ -139,8 +141,9 @@ impl Bins {
 /// place in that order: the rows of a node, in increasing order, marked
 /// by their places in a bitmap and read back place by place, come out in
 /// (bin, row) order, which is the order a sort of the node's rows by bin
-/// gives (rows of one bin in node order), in two passes over the node's
-/// rows and none over the bins ([`RowOrder::sort`]).
+/// gives (rows of one bin in node order), in one pass over the node's
+/// rows and one over the bitmap's words, none over the bins
+/// ([`RowOrder::sort`]).
 struct RowOrder {
     rows: usize,
     /// `order[f * rows + k]`: feature `f`'s `k`-th row in (bin, row) order.
@@ -216,6 +219,7 @@ impl RowOrder {
                 i += 1;
             }
         }
+        debug_assert_eq!(i, n, "a node's rows are distinct");
         out
     }
 }
