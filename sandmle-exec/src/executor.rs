@@ -1,7 +1,7 @@
 //! [`PipelineExecutor`]: runs a [`PipelineSpec`] in-process.
 
 use crate::error::{Error, Result};
-use crate::image::{clashing_name, image_features};
+use crate::image::{append_columns, clashing_name, image_features};
 use crate::model::{self, Clock, NeighbourCache, Prediction, SharedBins, SharedForests};
 use crate::preprocess::{Frames, TargetSignal};
 use crate::spec::{CheckedPipeline, PipelineSpec, Step};
@@ -231,12 +231,8 @@ impl Partial {
                     Frames { train: image_train, test: image_test }
                 } else {
                     let (mut own_train, mut own_test) = (train.select(&features)?, test.select(&features)?);
-                    for (name, column) in image_train.iter() {
-                        own_train.push_column(name, column.clone())?;
-                    }
-                    for (name, column) in image_test.iter() {
-                        own_test.push_column(name, column.clone())?;
-                    }
+                    append_columns(&mut own_train, &image_train)?;
+                    append_columns(&mut own_test, &image_test)?;
                     Frames { train: own_train, test: own_test }
                 }
             }

@@ -128,12 +128,20 @@ pub(crate) fn clashing_name<'n>(view: &PublicView<'_>, names: &'n [String]) -> O
 /// table already has a column of a feature's name.
 pub fn image_feature_tables(view: &PublicView<'_>) -> Result<(Table, Table)> {
     let (train_features, test_features) = image_features(view)?;
-    let append = |table: &Table, features: Table| -> Result<Table> {
-        let mut out = table.clone();
-        for (name, column) in features.iter() {
-            out.push_column(name, column.clone())?;
-        }
-        Ok(out)
-    };
-    Ok((append(view.train, train_features)?, append(view.test, test_features)?))
+    let (mut train, mut test) = (view.train.clone(), view.test.clone());
+    append_columns(&mut train, &train_features)?;
+    append_columns(&mut test, &test_features)?;
+    Ok((train, test))
+}
+
+/// Appends `features`' columns to `table`, in order.
+///
+/// # Errors
+/// [`sandmle_core::Error::DuplicateColumn`] when `table` already has a
+/// column of one of their names.
+pub(crate) fn append_columns(table: &mut Table, features: &Table) -> sandmle_core::Result<()> {
+    for (name, column) in features.iter() {
+        table.push_column(name, column.clone())?;
+    }
+    Ok(())
 }
