@@ -37,24 +37,52 @@ pub(super) use records::Records;
 pub(super) use replay::{Searched, sort_log};
 use sandmle_core::{SeedRng, rng_for};
 
-/// The nodes at each depth above this one draw from a stream of their
-/// own, and the nodes at this depth and deeper share one more: a tree
-/// grown to a depth of at most this is the deeper tree of its seed cut
-/// there ([`Tree::cut`]).
-///
-/// The deeper nodes share a stream because every stream costs a first
-/// block of draws (four ChaCha blocks): a stream for each of the 15
-/// depths of a 200-row forest's trees made its fit 6 % slower.
+/// Forests and trees of a depth limit of at most this share the deeper
+/// forest of their seed, cut at their depth ([`Tree::cut`]). A cut is the
+/// tree grown to that depth for any limit up to [`PLACED_DEPTHS`] (every
+/// node above it draws from its own place); the limit is kept small
+/// because the shared forest keeps the payload of each inner node down
+/// to the deepest cut asked for.
 pub(super) const CUT_DEPTHS: u16 = 6;
 
-/// Stream `k` of node draws of the tree of seed `seed`: the nodes at
-/// depth `k` (at `k` = [`CUT_DEPTHS`], every deeper node too), left to
-/// right. The draws of the nodes above a depth of at most [`CUT_DEPTHS`]
-/// do not depend on anything below it.
-fn node_stream(seed: u64, depth: usize) -> SeedRng {
+/// Nodes above this depth draw their candidates from a place of their own
+/// in their tree's stream ([`Grower::place_draws`]): what a node draws
+/// depends on its seed, depth and turns from the root alone, not on which
+/// other nodes were searched before it. So a tree cut at a depth is the
+/// tree grown to it ([`CUT_DEPTHS`]), and a tree of larger leaves draws
+/// what the tree of smaller leaves drew at every node they share
+/// ([`replay`]): the panel's forest of 100 trees with leaves of 5 on a
+/// `digits_png` environment fit in 7.4 ms instead of 10.9 ms when its
+/// trees could replay at every depth, not only above depth 6 (medians of
+/// 9 alternated panel runs, 2-core AMD EPYC VM). Deeper nodes share one
+/// more stream, in the order the tree grows.
+///
+/// Each node's place starts a fresh block of the stream, four ChaCha
+/// blocks made at once: the forest of 100 unlimited trees fit about 3 %
+/// slower for it.
+pub(super) const PLACED_DEPTHS: u16 = 40;
+
+/// Stream `k` of the node draws of the tree of seed `seed`: 0 for the
+/// nodes above [`PLACED_DEPTHS`], each at its place, 1 for the deeper
+/// ones.
+fn node_stream(seed: u64, k: usize) -> SeedRng {
     let mut rng = rng_for(seed, "tree-depth");
-    rng.set_stream(rng.get_stream().wrapping_add(depth as u64));
+    rng.set_stream(rng.get_stream().wrapping_add(k as u64));
     rng
+}
+
+/// Where the node at `depth`, `turns` from the root (bit `d` set: right
+/// at depth `d`), starts drawing in stream 0 of a table of `features`
+/// features: its number in a heap (`2^depth + turns`) times a window of
+/// at least 2^20 words and at least twice the features (a node draws at
+/// most two words a candidate and tries each feature once at most), so
+/// no two nodes' draws overlap. `None` at [`PLACED_DEPTHS`] and deeper,
+/// or where the place would pass the stream's 2^68 words (a table of more
+/// than 2^27 features places fewer depths).
+fn node_place(depth: u16, turns: u64, features: usize) -> Option<u128> {
+    let window = (2 * features as u128).next_power_of_two().trailing_zeros().max(20);
+    let fits = u32::from(depth) + 1 + window <= 68;
+    (depth < PLACED_DEPTHS && fits).then(|| ((1u128 << depth) | u128::from(turns)) << window)
 }
 
 /// Nodes with at least this many rows sort their rows by a candidate's
@@ -72,14 +100,16 @@ pub(super) struct Grower<'a> {
     pub bins: &'a Bins,
     pub kind: Kind,
     pub p: HistParams,
-    /// The tree's seed: the nodes at each depth above [`CUT_DEPTHS`] draw
-    /// their candidates from their own stream of it, the deeper ones from
-    /// one more ([`node_stream`]).
+    /// The tree's seed: the nodes above [`PLACED_DEPTHS`] draw their
+    /// candidates from their own place in one stream of it, the deeper
+    /// ones from one more ([`node_stream`]).
     pub seed: u64,
-    /// The streams of the depths reached so far, by depth.
+    /// The streams made so far ([`node_stream`]'s `k`).
     rngs: Vec<SeedRng>,
     /// The depth of the node whose split is searched.
     depth: u16,
+    /// Whether that node draws from its place ([`Grower::place_draws`]).
+    placed: bool,
     pub nodes: Vec<Node>,
     pub leaves: Vec<f64>,
     /// The nodes that split at depths up to `p.keep_inner`, in node order,
@@ -201,7 +231,7 @@ pub(super) struct Scratch {
     /// Scan lists and histograms of fixed size, each overwritten where it
     /// is read: boxed once per thread instead of once per tree.
     fixed: Fixed,
-    /// The per-depth streams' list (emptied for each tree).
+    /// The node streams' list (emptied for each tree).
     rngs: Vec<SeedRng>,
     /// A tree's row weights, kept by [`Grower::finish`].
     pub w: Vec<u32>,
@@ -262,6 +292,7 @@ impl<'a> Grower<'a> {
             seed,
             rngs,
             depth: 0,
+            placed: false,
             nodes: Vec::new(),
             leaves: Vec::new(),
             inner_nodes: Vec::new(),
@@ -317,15 +348,26 @@ impl<'a> Grower<'a> {
         Tree { nodes, leaves, width: self.kind.width(), inner_nodes: self.inner_nodes, inner: self.inner }
     }
 
-    /// The stream the node being searched draws from: its depth's (made,
-    /// with any shallower one missing, when a node there first draws).
+    /// The stream the node being searched draws from (made when it is
+    /// first drawn from): at its place, or the deeper nodes' stream.
     fn node_rng(&mut self) -> &mut SeedRng {
-        let depth = usize::from(self.depth.min(CUT_DEPTHS));
-        if self.rngs.len() <= depth {
-            let (seed, made) = (self.seed, self.rngs.len());
-            self.rngs.extend((made..=depth).map(|d| node_stream(seed, d)));
+        let k = usize::from(!self.placed);
+        while self.rngs.len() <= k {
+            let made = node_stream(self.seed, self.rngs.len());
+            self.rngs.push(made);
         }
-        &mut self.rngs[depth]
+        &mut self.rngs[k]
+    }
+
+    /// Readies the draws of the node at `self.depth`, `turns` from the
+    /// root, for its search: its place in stream 0 ([`node_place`]), or
+    /// the deeper nodes' stream where it has none.
+    pub(super) fn place_draws(&mut self, turns: u64) {
+        let place = node_place(self.depth, turns, self.bins.codes.len());
+        self.placed = place.is_some();
+        if let Some(place) = place {
+            self.node_rng().set_word_pos(place);
+        }
     }
 
     /// Keeps node `id`'s payload (its totals in `sums`, of weight
@@ -1083,5 +1125,28 @@ mod tests {
                 assert!(sorted.iter().all(|&k| codes[key_place(k)] == key_bin(k)));
             }
         }
+    }
+
+    /// Node places never share a word: every node of the first depths
+    /// starts its own window, wide enough for two words a feature, and
+    /// depths whose places would pass the stream's 2^68 words have none.
+    #[test]
+    fn node_places_are_disjoint_windows_within_the_stream() {
+        for features in [1usize, 202, 1 << 19, (1 << 19) + 1, 1 << 26, 1 << 32] {
+            let window = (2 * features as u128).max(1 << 20);
+            let mut starts: Vec<u128> = Vec::new();
+            for depth in 0..10u16 {
+                for turns in 0..1u64 << depth {
+                    starts.push(node_place(depth, turns, features).expect("a place"));
+                }
+            }
+            starts.sort_unstable();
+            assert!(starts.windows(2).all(|w| w[1] - w[0] >= window), "{features} features");
+            let deepest = (0..=PLACED_DEPTHS).find(|&d| node_place(d, 0, features).is_none()).unwrap();
+            let last = node_place(deepest - 1, (1u64 << (deepest - 1)) - 1, features).unwrap();
+            assert!(last + window <= 1u128 << 68, "{features} features");
+            assert!(deepest == PLACED_DEPTHS || features > 1 << 27, "{features} features: {deepest} depths");
+        }
+        assert_eq!(node_place(PLACED_DEPTHS, 0, 202), None);
     }
 }

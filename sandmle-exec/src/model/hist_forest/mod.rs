@@ -284,10 +284,10 @@ struct Tree {
 impl Tree {
     /// The tree cut at depth `depth`: each node there that splits made a
     /// leaf of the payload it keeps, the nodes and leaves renumbered as a
-    /// tree grown to that depth numbers them. With per-depth streams
-    /// ([`grow`]'s `node_stream`), for `depth` at most
-    /// [`grow::CUT_DEPTHS`], that is the tree of the same seed grown with
-    /// `max_depth` `depth`, node for node. `None` when a node to be cut
+    /// tree grown to that depth numbers them. Each node above
+    /// [`grow::PLACED_DEPTHS`] draws from its own place in its tree's
+    /// stream, so for `depth` at most that, it is the tree of the same
+    /// seed grown with `max_depth` `depth`, node for node. `None` when a node to be cut
     /// kept no payload (the tree was grown without asking for it).
     fn cut(&self, depth: u16) -> Option<Tree> {
         let mut out =
@@ -1175,11 +1175,13 @@ mod tests {
                 || splits_at(t, node.right as usize, depth + 1, wanted))
     }
 
-    /// With one stream of candidate draws per depth, a tree grown to
-    /// depth `d` is the unlimited tree of its seed cut at `d`, node for
-    /// node and payload for payload: for classes (two classes over row
-    /// records included) and values, sampled candidates or all, leaf
-    /// minimums, bootstrap or not, and cuts from the root down.
+    /// With each node drawing its candidates from its own place in its
+    /// tree's stream, a tree grown to depth `d` is the unlimited tree of
+    /// its seed cut at `d`, node for node and payload for payload: for
+    /// classes (two classes over row records included) and values,
+    /// sampled candidates or all, leaf minimums, bootstrap or not, and
+    /// cuts from the root down to depths past [`grow::CUT_DEPTHS`] (with
+    /// one stream per depth, cuts below 6 were not the trees grown).
     #[test]
     fn a_tree_grown_to_a_depth_is_the_unlimited_tree_cut_there() {
         let (x, classes, values) = fixture();
@@ -1197,13 +1199,13 @@ mod tests {
             for (max_features, min_samples_leaf, bootstrap) in [(2, 1, true), (5, 1, true), (3, 4, true), (5, 1, false)]
             {
                 let p = HistParams { min_samples_leaf, bootstrap, n_trees: 4, ..params(max_features) };
-                let deepest = HistParams { keep_inner: Some(6), ..p };
+                let deepest = HistParams { keep_inner: Some(12), ..p };
                 let full = grow_trees(&training, deepest, 5, None, Search::FASTEST).unwrap();
                 assert!(
                     full.iter().any(|t| t.cut(4).is_some_and(|c| c.nodes.len() < t.nodes.len())),
                     "{name}: deeper than 4"
                 );
-                for depth in [0, 1, 2, 4, 6] {
+                for depth in [0, 1, 2, 4, 6, 9, 12] {
                     let limited = HistParams { max_depth: Some(depth), ..p };
                     let grown = grow_trees(&training, limited, 5, None, Search::FASTEST).unwrap();
                     let cut: Vec<Tree> = full.iter().map(|t| t.cut(depth).unwrap()).collect();
@@ -1212,14 +1214,14 @@ mod tests {
                     cuts += 1;
                 }
                 // A cut where a node splits below the payloads kept (at
-                // depth 7) is refused; one where none does is the tree.
+                // depth 13) is refused; one where none does is the tree.
                 for t in &full {
-                    assert_eq!(t.cut(7).is_none(), splits_at(t, 0, 0, 7), "{name}");
-                    refused += usize::from(t.cut(7).is_none());
+                    assert_eq!(t.cut(13).is_none(), splits_at(t, 0, 0, 13), "{name}");
+                    refused += usize::from(t.cut(13).is_none());
                 }
             }
         }
-        assert_eq!(cuts, 60);
+        assert_eq!(cuts, 84);
         assert!(refused > 0);
     }
 }

@@ -11,9 +11,10 @@
 //! of them wants, and a member that comes after reads its prefix.
 //!
 //! Forests of one seed and shape but for a depth limit of at most
-//! [`CUT_DEPTHS`] share too: the nodes above that depth draw from a
-//! stream per depth, so a tree grown to depth `d` is the deeper tree of
-//! its seed cut at depth `d`, node for node ([`Tree::cut`](super::Tree)).
+//! [`CUT_DEPTHS`] share too: each node above that depth draws from its
+//! own place in its tree's stream, so a tree grown to depth `d` is the
+//! deeper tree of its seed cut at depth `d`, node for node
+//! ([`Tree::cut`](super::Tree)).
 //! The forest is grown as deep as the deepest member wants (unlimited if
 //! one is) and with as many trees as the most any member wants, keeping
 //! the payloads of the nodes where the shallower members' cuts end, and

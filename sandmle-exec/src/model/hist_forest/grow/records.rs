@@ -190,16 +190,23 @@ impl Grower<'_> {
         nr.hists.resize(2 * h, 0);
         nr.count_groups(records, 0, rows.len(), 0);
         self.node_records = nr;
-        self.grow_records(records, 0, rows.len(), 0, 0);
+        self.grow_records(records, (0, rows.len()), 0, (0, 0));
         true
     }
 
-    /// [`Grower::grow`] for the node of `len` rows at place `at`, whose
+    /// [`Grower::grow`] for the node of `len` rows at place `at`, at
+    /// `depth`, `turns` from the root, whose
     /// group histogram is at `hist` in [`NodeRecords::hists`]. A member
     /// candidate's upper bin is read there; each split counts the groups
     /// of its smaller child's rows and finds the larger child's by
     /// subtraction.
-    fn grow_records(&mut self, records: &Records, at: usize, len: usize, hist: usize, depth: u16) -> usize {
+    fn grow_records(
+        &mut self,
+        records: &Records,
+        (at, len): (usize, usize),
+        hist: usize,
+        (depth, turns): (u16, u64),
+    ) -> usize {
         let h = records.hist_len;
         let nr = &self.node_records;
         // Every row holds one value of a group byte, so the first group's
@@ -213,7 +220,11 @@ impl Grower<'_> {
         let id = self.nodes.len();
         self.nodes.push(Node::leaf(id, 0));
         self.depth = depth;
-        let split = if !self.may_split(sum, depth) {
+        let may_split = self.may_split(sum, depth);
+        if may_split {
+            self.place_draws(turns);
+        }
+        let split = if !may_split {
             None
         } else if len == 2 {
             self.split_two_records(records, at, total)
@@ -273,8 +284,9 @@ impl Grower<'_> {
                 for ((l, &p), &s) in large.iter_mut().zip(&above[hist..hist + h]).zip(small.iter()) {
                     *l = p - s;
                 }
-                let left = self.grow_records(records, at, mid, children, depth + 1);
-                let right = self.grow_records(records, at + mid, len - mid, children + h, depth + 1);
+                let right_turns = turns | 1u64.checked_shl(depth.into()).unwrap_or(0);
+                let left = self.grow_records(records, (at, mid), children, (depth + 1, turns));
+                let right = self.grow_records(records, (at + mid, len - mid), children + h, (depth + 1, right_turns));
                 self.nodes[id] = Node::split(id, feature, threshold, left, right);
             }
             None => self.leaf(id, total),
