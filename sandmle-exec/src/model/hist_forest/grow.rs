@@ -46,21 +46,26 @@ use sandmle_core::{SeedRng, rng_for};
 pub(super) const CUT_DEPTHS: u16 = 6;
 
 /// Nodes above this depth draw their candidates from a place of their own
-/// in their tree's stream ([`Grower::place_draws`]): what a node draws
-/// depends on its seed, depth and turns from the root alone, not on which
-/// other nodes were searched before it. So a tree cut at a depth is the
-/// tree grown to it ([`CUT_DEPTHS`]), and a tree of larger leaves draws
-/// what the tree of smaller leaves drew at every node they share
-/// ([`replay`]): the panel's forest of 100 trees with leaves of 5 on a
-/// `digits_png` environment fit in 7.4 ms instead of 10.9 ms when its
-/// trees could replay at every depth, not only above depth 6 (medians of
-/// 9 alternated panel runs, 2-core AMD EPYC VM). Deeper nodes share one
-/// more stream, in the order the tree grows.
+/// in their tree's stream ([`Grower::place_draws`]): what such a node
+/// draws depends on its seed, depth and turns from the root alone, not on
+/// which other nodes were searched before it. So a tree cut at a depth up
+/// to this is the tree grown to it ([`CUT_DEPTHS`]), and a tree of larger
+/// leaves draws what the tree of smaller leaves drew at every node above
+/// it they share ([`replay`]). Deeper nodes share one more stream, in the
+/// order the tree grows.
 ///
-/// Each node's place starts a fresh block of the stream, four ChaCha
-/// blocks made at once: the forest of 100 unlimited trees fit about 3 %
-/// slower for it.
-pub(super) const PLACED_DEPTHS: u16 = 40;
+/// Each place starts a fresh block of the stream, four ChaCha blocks made
+/// at once (about 90 ns), so the depth is a trade. Measured on the 2-core
+/// AMD EPYC VM (medians of alternated runs; before: one stream per depth
+/// above 6, and one for the deeper nodes):
+/// - the panel's forest of 100 trees with leaves of 5 on a `digits_png`
+///   environment, which replays the forest of 100's searches: 10.6 ms
+///   before, 7.8 ms with places above depth 6, 7.4 ms above 8, 6.9 ms
+///   above 40 (where the nodes of a 200-row table's trees all have one);
+/// - the default forest's fit on 20,000 `flights` rows, whose trees are
+///   deep and replay nothing: 180 ms before, 186 ms above depth 8, 188 ms
+///   above 12, 200 ms above 40 (builds without link-time optimisation).
+pub(super) const PLACED_DEPTHS: u16 = 8;
 
 /// Stream `k` of the node draws of the tree of seed `seed`: 0 for the
 /// nodes above [`PLACED_DEPTHS`], each at its place, 1 for the deeper
@@ -77,8 +82,8 @@ fn node_stream(seed: u64, k: usize) -> SeedRng {
 /// at least 2^20 words and at least twice the features (a node draws at
 /// most two words a candidate and tries each feature once at most), so
 /// no two nodes' draws overlap. `None` at [`PLACED_DEPTHS`] and deeper,
-/// or where the place would pass the stream's 2^68 words (a table of more
-/// than 2^27 features places fewer depths).
+/// or where the place would pass the stream's 2^68 words (which no table
+/// of fewer than 2^59 features reaches).
 fn node_place(depth: u16, turns: u64, features: usize) -> Option<u128> {
     let window = (2 * features as u128).next_power_of_two().trailing_zeros().max(20);
     let fits = u32::from(depth) + 1 + window <= 68;
@@ -1127,25 +1132,22 @@ mod tests {
         }
     }
 
-    /// Node places never share a word: every node of the first depths
-    /// starts its own window, wide enough for two words a feature, and
-    /// depths whose places would pass the stream's 2^68 words have none.
+    /// Node places never share a word: every node above [`PLACED_DEPTHS`]
+    /// starts its own window, wide enough for two words a feature, and the
+    /// last place ends within the stream's 2^68 words.
     #[test]
     fn node_places_are_disjoint_windows_within_the_stream() {
         for features in [1usize, 202, 1 << 19, (1 << 19) + 1, 1 << 26, 1 << 32] {
             let window = (2 * features as u128).max(1 << 20);
             let mut starts: Vec<u128> = Vec::new();
-            for depth in 0..10u16 {
+            for depth in 0..PLACED_DEPTHS {
                 for turns in 0..1u64 << depth {
                     starts.push(node_place(depth, turns, features).expect("a place"));
                 }
             }
             starts.sort_unstable();
             assert!(starts.windows(2).all(|w| w[1] - w[0] >= window), "{features} features");
-            let deepest = (0..=PLACED_DEPTHS).find(|&d| node_place(d, 0, features).is_none()).unwrap();
-            let last = node_place(deepest - 1, (1u64 << (deepest - 1)) - 1, features).unwrap();
-            assert!(last + window <= 1u128 << 68, "{features} features");
-            assert!(deepest == PLACED_DEPTHS || features > 1 << 27, "{features} features: {deepest} depths");
+            assert!(starts.last().unwrap() + window <= 1u128 << 68, "{features} features");
         }
         assert_eq!(node_place(PLACED_DEPTHS, 0, 202), None);
     }

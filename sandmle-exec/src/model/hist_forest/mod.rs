@@ -1180,8 +1180,9 @@ mod tests {
     /// its seed cut at `d`, node for node and payload for payload: for
     /// classes (two classes over row records included) and values,
     /// sampled candidates or all, leaf minimums, bootstrap or not, and
-    /// cuts from the root down to depths past [`grow::CUT_DEPTHS`] (with
-    /// one stream per depth, cuts below 6 were not the trees grown).
+    /// cuts from the root down to [`grow::PLACED_DEPTHS`], past
+    /// [`grow::CUT_DEPTHS`] (with one stream per depth above 6, cuts below
+    /// 6 were not the trees grown).
     #[test]
     fn a_tree_grown_to_a_depth_is_the_unlimited_tree_cut_there() {
         let (x, classes, values) = fixture();
@@ -1199,13 +1200,13 @@ mod tests {
             for (max_features, min_samples_leaf, bootstrap) in [(2, 1, true), (5, 1, true), (3, 4, true), (5, 1, false)]
             {
                 let p = HistParams { min_samples_leaf, bootstrap, n_trees: 4, ..params(max_features) };
-                let deepest = HistParams { keep_inner: Some(12), ..p };
+                let deepest = HistParams { keep_inner: Some(8), ..p };
                 let full = grow_trees(&training, deepest, 5, None, Search::FASTEST).unwrap();
                 assert!(
                     full.iter().any(|t| t.cut(4).is_some_and(|c| c.nodes.len() < t.nodes.len())),
                     "{name}: deeper than 4"
                 );
-                for depth in [0, 1, 2, 4, 6, 9, 12] {
+                for depth in [0, 1, 2, 4, 6, 7, 8] {
                     let limited = HistParams { max_depth: Some(depth), ..p };
                     let grown = grow_trees(&training, limited, 5, None, Search::FASTEST).unwrap();
                     let cut: Vec<Tree> = full.iter().map(|t| t.cut(depth).unwrap()).collect();
@@ -1214,10 +1215,10 @@ mod tests {
                     cuts += 1;
                 }
                 // A cut where a node splits below the payloads kept (at
-                // depth 13) is refused; one where none does is the tree.
+                // depth 9) is refused; one where none does is the tree.
                 for t in &full {
-                    assert_eq!(t.cut(13).is_none(), splits_at(t, 0, 0, 13), "{name}");
-                    refused += usize::from(t.cut(13).is_none());
+                    assert_eq!(t.cut(9).is_none(), splits_at(t, 0, 0, 9), "{name}");
+                    refused += usize::from(t.cut(9).is_none());
                 }
             }
         }
