@@ -1175,8 +1175,9 @@ mod tests {
                 || splits_at(t, node.right as usize, depth + 1, wanted))
     }
 
-    /// With each node drawing its candidates from its own place in its
-    /// tree's stream, a tree grown to depth `d` is the unlimited tree of
+    /// With each node above [`grow::PLACED_DEPTHS`] drawing its candidates
+    /// from its own place in its tree's stream, a tree grown to depth `d`
+    /// (at most that) is the unlimited tree of
     /// its seed cut at `d`, node for node and payload for payload: for
     /// classes (two classes over row records included) and values,
     /// sampled candidates or all, leaf minimums, bootstrap or not, and
@@ -1197,6 +1198,8 @@ mod tests {
         ];
         for (name, kind, y_class) in kinds {
             let training = Training { bins: &bins, n: 400, y_class, y_value: &values, kind };
+            // Cuts at 7 and 8 end on split nodes of some tree of the kind.
+            let mut splits_at_7 = false;
             for (max_features, min_samples_leaf, bootstrap) in [(2, 1, true), (5, 1, true), (3, 4, true), (5, 1, false)]
             {
                 let p = HistParams { min_samples_leaf, bootstrap, n_trees: 4, ..params(max_features) };
@@ -1206,6 +1209,7 @@ mod tests {
                     full.iter().any(|t| t.cut(4).is_some_and(|c| c.nodes.len() < t.nodes.len())),
                     "{name}: deeper than 4"
                 );
+                splits_at_7 |= full.iter().any(|t| splits_at(t, 0, 0, 7));
                 for depth in [0, 1, 2, 4, 6, 7, 8] {
                     let limited = HistParams { max_depth: Some(depth), ..p };
                     let grown = grow_trees(&training, limited, 5, None, Search::FASTEST).unwrap();
@@ -1221,6 +1225,7 @@ mod tests {
                     refused += usize::from(t.cut(9).is_none());
                 }
             }
+            assert!(splits_at_7, "{name}: some tree splits at depth 7");
         }
         assert_eq!(cuts, 84);
         assert!(refused > 0);

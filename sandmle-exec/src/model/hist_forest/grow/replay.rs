@@ -3,8 +3,9 @@
 //! Two trees of one seed on one binned matrix and target, alike but for
 //! their leaf minimum, draw the same bootstrap, and a node of the same
 //! rows draws the same candidates: above [`PLACED_DEPTHS`] every node
-//! draws from a place of its own in its tree's stream. The larger leaves only forbid cuts (every other cut's gain is
-//! the same number), and a search keeps the first cut of the greatest
+//! draws from a place of its own in its tree's stream. The larger leaves
+//! only forbid cuts (every other cut's gain is the same number), and a
+//! search keeps the first cut of the greatest
 //! gain, so forbidding cuts other than that one cannot change it: where
 //! the smaller-leaved tree's best cut leaves enough weight on each side
 //! for the larger leaves, it is the larger-leaved tree's best cut too, and
@@ -20,10 +21,11 @@
 //!   logged ones: true of every node above [`PLACED_DEPTHS`], which are
 //!   all that is logged), and
 //! - the logged cut leaves at least the leaf minimum of weight on each
-//!   side,
+//!   side.
 //!
-//! moving its stream to where the logged search ended. Anything else
-//! searches as usual: the tree is the one it grows alone, node for node.
+//! Its stream need not move past the search: the next node above
+//! [`PLACED_DEPTHS`] starts at its own place, and the deeper nodes draw
+//! from another stream. Anything else searches as usual: the tree is the one it grows alone, node for node.
 //! The panel's forest of 100 trees with leaves of 5 replays the nodes it
 //! shares with the forest of 100 of its seed wherever the cut is allowed:
 //! on a `digits_png` environment it fits in about 70 % of the time it
@@ -46,9 +48,9 @@ pub(in crate::model::hist_forest) struct Searched {
     /// The node's depth and its turns from the root (bit `d` set: right
     /// at depth `d`).
     place: (u16, u64),
-    /// Its depth's stream's position, in words, before the search and
-    /// after it.
-    draws: (u128, u128),
+    /// The position of the stream it drew from, in words, before the
+    /// search: its place.
+    start: u128,
     /// The split found.
     split: Split,
 }
@@ -89,20 +91,21 @@ impl Grower<'_> {
                 self.best_split(rows, at, total)
             }
         };
-        let (seed, after) = (self.seed, self.drawn());
+        let seed = self.seed;
         // Only a node drawing from its place is logged: a deeper one's
         // draws start where the nodes grown before it left the stream,
         // where a tree of larger leaves, which stops sooner, is rarely.
         if let (Some(log), Some(split), true) = (self.log.as_mut(), split, self.placed) {
-            log.push(Searched { seed, place: (depth, turns), draws: (before, after), split });
+            log.push(Searched { seed, place: (depth, turns), start: before, split });
         }
         let cut = |s: Split| (s.0, s.1, s.2);
         let children_same = logged.zip(split).is_some_and(|(s, split)| cut(s.split) == cut(split));
         (split, children_same)
     }
 
-    /// The position of the stream the node being searched draws from
-    /// (0 before its first draw).
+    /// The position of the stream the node being searched draws from: its
+    /// place before its first draw, when it has one; 0 before the deeper
+    /// nodes' stream's first draw.
     fn drawn(&self) -> u128 {
         self.rngs.get(usize::from(!self.placed)).map_or(0, |r| r.get_word_pos())
     }
@@ -113,13 +116,12 @@ impl Grower<'_> {
         Some(self.replay[i])
     }
 
-    /// `logged`'s split, with the stream moved to where its search ended,
-    /// when this node may take it: the tree's seed is the logged tree's,
-    /// its stream is at `before`, where the
-    /// logged search began, and the cut leaves at least the leaf minimum
-    /// of weight on each side of the node's `rows` (of weight `total`).
+    /// `logged`'s split, when this node may take it: the tree's seed is the
+    /// logged tree's, its stream is at `before`, where the logged search
+    /// began, and the cut leaves at least the leaf minimum of weight on
+    /// each side of the node's `rows` (of weight `total`).
     fn replayed(&mut self, logged: Searched, rows: &[u32], total: f64, before: u128) -> Option<Split> {
-        if logged.seed != self.seed || logged.draws.0 != before {
+        if logged.seed != self.seed || logged.start != before {
             return None;
         }
         let (feature, bin, ..) = logged.split;
@@ -136,7 +138,10 @@ impl Grower<'_> {
         if left < least || total - left < least {
             return None;
         }
-        self.node_rng().set_word_pos(logged.draws.1);
+        // A placed node's stream is placed again before the next draw: only
+        // the deeper nodes' stream would need moving past the search, and
+        // no deeper node is logged.
+        debug_assert!(self.placed);
         self.replayed += 1;
         Some(logged.split)
     }
