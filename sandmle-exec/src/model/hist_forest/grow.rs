@@ -90,6 +90,13 @@ fn node_place(depth: u16, turns: u64, features: usize) -> Option<u128> {
     (depth < PLACED_DEPTHS && fits).then(|| ((1u128 << depth) | u128::from(turns)) << window)
 }
 
+/// The turns from the root of the right child of the node at `depth`,
+/// `turns` from the root: bit `depth` set (none past 64 bits, where no
+/// node has a place).
+pub(super) fn right_turns(turns: u64, depth: u16) -> u64 {
+    turns | 1u64.checked_shl(depth.into()).unwrap_or(0)
+}
+
 /// Nodes with at least this many rows sort their rows by a candidate's
 /// bins through its row order ([`super::RowOrder`]) rather than by ranks or
 /// counts. Fewer are ranked about as fast (measured on `digits_png`'s panel:
@@ -470,8 +477,7 @@ impl<'a> Grower<'a> {
                 }
                 let (l, r) = rows.split_at_mut(mid);
                 let left = self.grow(l, at, depth + 1, turns, same);
-                let right =
-                    self.grow(r, at + mid, depth + 1, turns | 1u64.checked_shl(depth.into()).unwrap_or(0), same);
+                let right = self.grow(r, at + mid, depth + 1, right_turns(turns, depth), same);
                 self.nodes[id] = Node::split(id, feature, threshold, left, right);
             }
             None => self.leaf(id, total),

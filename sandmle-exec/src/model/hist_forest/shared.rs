@@ -50,8 +50,8 @@
 //! forest logs its trees' split searches when such a member is planned,
 //! and the member replays them where it may and searches elsewhere
 //! ([`Searched`]): the trees it grows alone, in about 70 % of the time it
-//! takes to search them all on an image task. A member that comes before the log is kept
-//! searches every node.
+//! takes to search them all on an image task. A member that comes before
+//! the log is kept searches every node.
 //!
 //! Only a fit without a deadline shares (the panel's): a member with a
 //! deadline grows its own trees, within its own deadline.

@@ -220,22 +220,21 @@ impl Grower<'_> {
         let id = self.nodes.len();
         self.nodes.push(Node::leaf(id, 0));
         self.depth = depth;
-        let may_split = self.may_split(sum, depth);
-        if may_split {
-            self.place_draws(turns);
-        }
-        let split = if !may_split {
+        let split = if !self.may_split(sum, depth) {
             None
-        } else if len == 2 {
-            self.split_two_records(records, at, total)
         } else {
-            self.best_split_with(|g, f| match records.places[f] {
-                Place::Member(..) => {
-                    let upper = g.node_records.hists[hist + records.slots[f]];
-                    g.cut_two_bins_packed(f, upper, total)
-                }
-                Place::Bin(byte) => g.split_record(byte, f, at, len, total),
-            })
+            self.place_draws(turns);
+            if len == 2 {
+                self.split_two_records(records, at, total)
+            } else {
+                self.best_split_with(|g, f| match records.places[f] {
+                    Place::Member(..) => {
+                        let upper = g.node_records.hists[hist + records.slots[f]];
+                        g.cut_two_bins_packed(f, upper, total)
+                    }
+                    Place::Bin(byte) => g.split_record(byte, f, at, len, total),
+                })
+            }
         };
         match split {
             Some((feature, bin, next, _)) => {
@@ -284,7 +283,7 @@ impl Grower<'_> {
                 for ((l, &p), &s) in large.iter_mut().zip(&above[hist..hist + h]).zip(small.iter()) {
                     *l = p - s;
                 }
-                let right_turns = turns | 1u64.checked_shl(depth.into()).unwrap_or(0);
+                let right_turns = super::right_turns(turns, depth);
                 let left = self.grow_records(records, (at, mid), children, (depth + 1, turns));
                 let right = self.grow_records(records, (at + mid, len - mid), children + h, (depth + 1, right_turns));
                 self.nodes[id] = Node::split(id, feature, threshold, left, right);

@@ -5,33 +5,31 @@
 //! rows draws the same candidates: above [`PLACED_DEPTHS`] every node
 //! draws from a place of its own in its tree's stream. The larger leaves
 //! only forbid cuts (every other cut's gain is the same number), and a
-//! search keeps the first cut of the greatest
-//! gain, so forbidding cuts other than that one cannot change it: where
-//! the smaller-leaved tree's best cut leaves enough weight on each side
-//! for the larger leaves, it is the larger-leaved tree's best cut too, and
-//! the search draws the same further candidates, if any (it stops at the
-//! same one).
+//! search keeps the first cut of the greatest gain, so forbidding cuts
+//! other than that one cannot change it: where the smaller-leaved tree's
+//! best cut leaves enough weight on each side for the larger leaves, it
+//! is the larger-leaved tree's best cut too, and the search draws the
+//! same further candidates, if any (it stops at the same one).
 //!
-//! So a tree grown first logs its searches ([`Searched`]), and a tree of
-//! larger leaves replays a node's logged search instead of searching when
+//! So a tree grown first logs its searches of the nodes above
+//! [`PLACED_DEPTHS`] ([`Searched`]), and a tree of larger leaves of the
+//! same seed replays a node's logged search instead of searching when
 //!
 //! - every ancestor split as the logged tree's did (the node's rows are the
-//!   logged node's),
-//! - its stream is where the logged search began (its candidates are the
-//!   logged ones: true of every node above [`PLACED_DEPTHS`], which are
-//!   all that is logged), and
+//!   logged node's, and it draws the logged candidates from its place),
+//!   and
 //! - the logged cut leaves at least the leaf minimum of weight on each
 //!   side.
 //!
 //! Its stream need not move past the search: the next node above
 //! [`PLACED_DEPTHS`] starts at its own place, and the deeper nodes draw
-//! from another stream. Anything else searches as usual: the tree is the one it grows alone, node for node.
-//! The panel's forest of 100 trees with leaves of 5 replays the nodes it
-//! shares with the forest of 100 of its seed wherever the cut is allowed:
-//! on a `digits_png` environment it fits in about 70 % of the time it
-//! took when only nodes above depth 6 could replay, and then only while
-//! every node of their depth before them had been searched alike. Trees
-//! grown over row records (two classes on a
+//! from another stream. Anything else searches as usual: the tree is the
+//! one it grows alone, node for node. The panel's forest of 100 trees with
+//! leaves of 5 replays the nodes it shares with the forest of 100 of its
+//! seed wherever the cut is allowed: on a `digits_png` environment it fits
+//! in about 70 % of the time it took when only nodes above depth 6 could
+//! replay, and then only while every node of their depth before them had
+//! been searched alike. Trees grown over row records (two classes on a
 //! table whose features fit one record) neither log nor replay.
 
 use crate::model::hist_forest::Kind;
@@ -48,9 +46,6 @@ pub(in crate::model::hist_forest) struct Searched {
     /// The node's depth and its turns from the root (bit `d` set: right
     /// at depth `d`).
     place: (u16, u64),
-    /// The position of the stream it drew from, in words, before the
-    /// search: its place.
-    start: u128,
     /// The split found.
     split: Split,
 }
@@ -77,9 +72,8 @@ impl Grower<'_> {
     ) -> (Option<Split>, bool) {
         let depth = self.depth;
         self.place_draws(turns);
-        let before = self.drawn();
-        let logged = if same { self.logged_at(depth, turns) } else { None };
-        let split = match logged.and_then(|s| self.replayed(s, rows, total, before)) {
+        let logged = if same && self.placed { self.logged_at(depth, turns) } else { None };
+        let split = match logged.and_then(|s| self.replayed(s, rows, total)) {
             Some(split) => Some(split),
             None => {
                 // What every candidate's class scan starts from, and the
@@ -96,18 +90,11 @@ impl Grower<'_> {
         // draws start where the nodes grown before it left the stream,
         // where a tree of larger leaves, which stops sooner, is rarely.
         if let (Some(log), Some(split), true) = (self.log.as_mut(), split, self.placed) {
-            log.push(Searched { seed, place: (depth, turns), start: before, split });
+            log.push(Searched { seed, place: (depth, turns), split });
         }
         let cut = |s: Split| (s.0, s.1, s.2);
         let children_same = logged.zip(split).is_some_and(|(s, split)| cut(s.split) == cut(split));
         (split, children_same)
-    }
-
-    /// The position of the stream the node being searched draws from: its
-    /// place before its first draw, when it has one; 0 before the deeper
-    /// nodes' stream's first draw.
-    fn drawn(&self) -> u128 {
-        self.rngs.get(usize::from(!self.placed)).map_or(0, |r| r.get_word_pos())
     }
 
     /// The logged search of the node at `depth`, `turns` from the root.
@@ -116,12 +103,12 @@ impl Grower<'_> {
         Some(self.replay[i])
     }
 
-    /// `logged`'s split, when this node may take it: the tree's seed is the
-    /// logged tree's, its stream is at `before`, where the logged search
-    /// began, and the cut leaves at least the leaf minimum of weight on
-    /// each side of the node's `rows` (of weight `total`).
-    fn replayed(&mut self, logged: Searched, rows: &[u32], total: f64, before: u128) -> Option<Split> {
-        if logged.seed != self.seed || logged.start != before {
+    /// `logged`'s split, when this node (drawing from its place, as the
+    /// logged one did) may take it: the tree's seed is the logged tree's,
+    /// and the cut leaves at least the leaf minimum of weight on each side
+    /// of the node's `rows` (of weight `total`).
+    fn replayed(&mut self, logged: Searched, rows: &[u32], total: f64) -> Option<Split> {
+        if logged.seed != self.seed {
             return None;
         }
         let (feature, bin, ..) = logged.split;
@@ -138,10 +125,6 @@ impl Grower<'_> {
         if left < least || total - left < least {
             return None;
         }
-        // A placed node's stream is placed again before the next draw: only
-        // the deeper nodes' stream would need moving past the search, and
-        // no deeper node is logged.
-        debug_assert!(self.placed);
         self.replayed += 1;
         Some(logged.split)
     }
