@@ -65,6 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             reward: reward_by_name("released_dense").ok_or("unknown reward")?,
             estimator: Estimator::Rloo,
             seed: 3,
+            cancel: None,
         };
         let factory = |_: usize, s: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
             Ok(Box::new(LinearPolicy::new(&task, s, Arc::clone(&codec))))

@@ -41,6 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         reward: reward_by_name("released_dense").ok_or("no released_dense reward")?,
         estimator: Estimator::Grpo,
         seed: 0,
+        cancel: None,
     };
     let factory = |_: usize, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
         let sampling = Sampling { temperature: Some(0.7), seed: Some(seed), ..Sampling::default() };

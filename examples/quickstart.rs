@@ -72,7 +72,14 @@ fn rl_group(env: &Environment) -> String {
     let specs = sandmle::panel_specs(env);
     let tools = ToolSet { code: false, pipeline: true };
     let episode = sandmle_agents::EpisodeConfig { tools, ..Default::default() };
-    let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator: Default::default(), seed: 0 };
+    let config = RolloutConfig {
+        episode,
+        codec: Arc::clone(&codec),
+        reward,
+        estimator: Default::default(),
+        seed: 0,
+        cancel: None,
+    };
     let factory = |_: usize, s: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
         Ok(Box::new(PanelPolicy::new(&specs, 2, s, Arc::clone(&codec))))
     };

@@ -10,10 +10,13 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn evaluator(public: &Path, submission: &Path) -> (Output, serde_json::Value) {
+    evaluator_args(public, &["--submission_path".as_ref(), submission.as_os_str()])
+}
+
+fn evaluator_args(public: &Path, args: &[&std::ffi::OsStr]) -> (Output, serde_json::Value) {
     let out = Command::new("python3")
         .arg("evaluator.py")
-        .arg("--submission_path")
-        .arg(submission)
+        .args(args)
         .current_dir(public)
         .env_remove("SANDMLE_BIN")
         .output()
@@ -86,6 +89,20 @@ fn the_release_layout_keeps_answers_outside_the_public_tree_and_its_evaluator_gr
     let (o, v) = evaluator(&public, &tmp.path().join("missing.csv"));
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(v["valid_submission"], false);
+
+    // Bad arguments still print one object (argparse's own message went to
+    // stderr with no JSON), and a file named `-x.csv` is read as a path.
+    let (o, v) = evaluator_args(&public, &["--submission_path".as_ref(), "--env=/".as_ref()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(v["error"].as_str().unwrap().starts_with("bad arguments"), "{v}");
+    let (o, v) = evaluator_args(&public, &["--submission_path".as_ref(), "x.csv".as_ref(), "--env=/".as_ref()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(v["error"].as_str().unwrap().contains("--env=/"), "{v}");
+    std::fs::copy(public.join("sample_submission.csv"), public.join("-dash.csv")).unwrap();
+    let (o, v) = evaluator_args(&public, &["--submission_path=-dash.csv".as_ref()]);
+    assert_eq!(o.status.code(), Some(0), "{v}");
+    assert_eq!(v["valid_submission"], true, "{v}");
+    std::fs::remove_file(public.join("-dash.csv")).unwrap();
 
     // A second export into a non-empty folder is refused.
     let o = sandmle(&["--json", "export", "--envs", envs.to_str().unwrap(), "--out", out.to_str().unwrap()]);

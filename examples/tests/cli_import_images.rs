@@ -82,3 +82,35 @@ fn a_missing_or_non_png_image_is_refused() {
     assert!(json(&out)["error"]["message"].as_str().unwrap().contains("not a PNG"), "{}", json(&out));
     assert!(!tmp.path().join("b").exists());
 }
+
+/// A `description.md` (or a table, or an image) linked to a host file was
+/// copied, contents and all, into what agents see.
+#[test]
+fn links_out_of_the_competition_are_refused_and_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = tmp.path().join("host-secret.txt");
+    std::fs::write(&secret, "HOST-SECRET").unwrap();
+    for linked in ["description.md", "train/c00.png"] {
+        let (comp, out) =
+            (tmp.path().join(format!("comp-{}", linked.len())), tmp.path().join(format!("env-{}", linked.len())));
+        stage(&comp);
+        let file = comp.join("prepared/public").join(linked);
+        std::fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&secret, &file).unwrap();
+        let done = import(&comp, &out);
+        assert_eq!(done.status.code(), Some(2), "{linked}: {}", String::from_utf8_lossy(&done.stdout));
+        let v = json(&done);
+        assert_eq!(v["error"]["kind"], "broken_environment", "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains("link out of the competition") && message.contains(linked), "{message}");
+        assert!(!out.exists(), "nothing written");
+    }
+    // A link that stays inside the competition is followed.
+    let comp = tmp.path().join("comp-inside");
+    stage(&comp);
+    let public = comp.join("prepared/public");
+    std::fs::rename(public.join("description.md"), public.join("desc-real.md")).unwrap();
+    std::os::unix::fs::symlink("desc-real.md", public.join("description.md")).unwrap();
+    let done = import(&comp, &tmp.path().join("env-inside"));
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+}

@@ -507,15 +507,14 @@ async fn run_group_over_http_with_the_panel_policy_is_reproducible_and_refuses_w
 
 #[test]
 fn only_loopback_or_allowed_model_endpoints_pass() {
-    use sandmle::serve::group::{endpoint_allowed, is_loopback_url};
+    use sandmle::serve::endpoint::{Endpoint, check_endpoint};
     for ok in ["http://127.0.0.1:8000/v1", "http://localhost/v1", "https://[::1]:9/v1", "HTTP://LOCALHOST:1"] {
-        assert!(is_loopback_url(ok), "{ok}");
+        assert!(check_endpoint(ok, &[]).is_ok(), "{ok}");
     }
     for bad in ["http://127.0.0.1.example.com/v1", "http://127.0.0.1@example.com/v1", "ftp://127.0.0.1/", "127.0.0.1"] {
-        assert!(!is_loopback_url(bad), "{bad}");
+        assert!(check_endpoint(bad, &[]).is_err(), "{bad}");
     }
-    let allowed = vec!["http://vllm.internal:8000/".to_owned()];
-    assert!(endpoint_allowed("http://vllm.internal:8000/v1", &allowed));
-    assert!(!endpoint_allowed("http://vllm.internal.example.com:8000/v1", &allowed));
-    assert!(!endpoint_allowed("http://10.0.0.1/v1", &[String::new()]));
+    let allowed = vec![Endpoint::parse("http://vllm.internal:8000/").unwrap()];
+    assert!(check_endpoint("http://vllm.internal:8000/v1", &allowed).is_ok());
+    assert!(check_endpoint("http://vllm.internal.example.com:8000/v1", &allowed).is_err());
 }

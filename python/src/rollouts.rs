@@ -93,7 +93,7 @@ pub fn rollout_group<'py>(
         let spec = env.task().clone();
         let backends = sandmle::rl_backends(step, unsandboxed);
         let episode = EpisodeConfig { tools, step_timeout: step, ..EpisodeConfig::default() };
-        let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed };
+        let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed, cancel: None };
         let sampling = sandmle_core::Sampling { temperature, max_tokens, ..Default::default() };
         let factory = |_: usize, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
             Ok(match &chat {

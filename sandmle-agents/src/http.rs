@@ -121,8 +121,11 @@ impl HttpChatModel {
             },
             None => None,
         };
+        // Redirects are never followed: a model server cannot send the
+        // requests (and the key) on to another host.
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
+            .max_redirects(0)
             .http_status_as_error(false)
             .build()
             .into();

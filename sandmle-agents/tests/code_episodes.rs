@@ -126,6 +126,7 @@ fn stdlib_python_completes_a_sandboxed_code_episode_with_a_valid_submission() {
             reward: reward_by_name("released_dense").unwrap(),
             estimator: Estimator::Grpo,
             seed: 1,
+            cancel: None,
         };
         let spec = task.environment().task().clone();
         let factory = |_: usize, s: u64| -> sandmle_agents::Result<Box<dyn Policy>> {

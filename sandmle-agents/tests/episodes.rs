@@ -300,6 +300,7 @@ fn a_panel_group_gives_valid_deterministic_trajectory_rows() {
         reward: reward_by_name("released_dense").unwrap(),
         estimator: Estimator::Grpo,
         seed: 7,
+        cancel: None,
     };
     let factory = |_: usize, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
         Ok(Box::new(PanelPolicy::new(&specs, 2, seed, Arc::clone(&codec))))

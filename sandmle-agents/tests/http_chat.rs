@@ -186,3 +186,17 @@ fn an_unset_key_variable_and_a_bad_url_are_refused() {
     assert!(matches!(HttpChatModel::with_key_lookup(c, key_of), Err(Error::BadSetting { .. })));
     assert!(HttpChatModel::new(HttpChatConfig::new("ftp://x", "m")).is_err());
 }
+
+/// A model server could redirect the client (and its key) to any host the
+/// machine reaches; the client never follows a redirect.
+#[test]
+fn a_redirect_is_never_followed() {
+    let (elsewhere, seen_elsewhere) = serve(vec![ok(completion("from elsewhere"))]);
+    let location: &'static str = Box::leak(format!("{elsewhere}/chat/completions").into_boxed_str());
+    let (url, seen) = serve(vec![Scripted(302, vec![("Location", location)], String::new(), Duration::ZERO)]);
+    let m = model(&url, Some("SANDMLE_TEST_KEY_A"));
+    let err = agents_error(m.chat(&[Message::user("hi")], &[], &Sampling::default()).unwrap_err());
+    assert!(matches!(err, Error::Http { status: 302, .. }), "{err:?}");
+    assert!(!seen.lock().unwrap().is_empty());
+    assert!(seen_elsewhere.lock().unwrap().is_empty(), "the redirect's target was called");
+}

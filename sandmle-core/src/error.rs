@@ -154,6 +154,15 @@ pub enum Error {
         /// The entry.
         path: PathBuf,
     },
+    /// A file of `prepared/public/` that `grading.json` lists but that is no
+    /// part of an environment's public files (`description.md`, the three
+    /// tables, the image folder): agents would be handed whatever it holds
+    /// (a copy of the answers, resealed), so it is refused and named.
+    #[error("{} is listed in grading.json but is no part of an environment's public files", path.display())]
+    UnexpectedPublicFile {
+        /// The file.
+        path: PathBuf,
+    },
     /// `grading.json` has a schema version this build does not read.
     #[error("{}: schema version {found} is not supported (this build reads {supported})", path.display())]
     SchemaVersion {

@@ -24,7 +24,8 @@
 //! - [`read_regular`], [`write_atomic`], [`check_output_file`]: bounded
 //!   reads that never block on a FIFO or device, and writes that never
 //!   replace what this crate did not write; [`scratch`]: temporary
-//!   directories reclaimed once their owner is dead.
+//!   directories reclaimed once their owner is dead; [`tree`]: measuring
+//!   and removing the trees agents' programs write, at any depth.
 //! - [`rng_for`]: the seeded ChaCha8 generator every random choice uses.
 //! - [`ImageSpec`], [`ImageSet`], [`encode_png`], [`decode_png`]: image
 //!   tasks, whose rows are image files beside the tables.
@@ -68,6 +69,8 @@ mod table;
 mod task;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+#[cfg(unix)]
+pub mod tree;
 
 pub use calibrate::{calibrate, set_thresholds};
 pub use catalogue::{
@@ -91,9 +94,9 @@ pub use images::{
 };
 pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
-pub use png_io::{MAX_IMAGE_SIDE, Pixels, decode_png, encode_png};
+pub use png_io::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE, Pixels, decode_png, encode_png};
 pub use ports::{
-    BaselinePanel, ChatModel, ChatReply, ExecStatus, Execution, Executor, FinishReason, GateResult, Grader,
+    BaselinePanel, Cancel, ChatModel, ChatReply, ExecStatus, Execution, Executor, FinishReason, GateResult, Grader,
     GradingTask, Message, Metric, Program, PublicView, RESERVED_WORKSPACE_FILES, Role, Sampling, Shrinker, Solution,
     Synthesizer, Timings, TokenTrace, ToolCall, ToolSpec, Usage, Verifier, Workspace,
 };

@@ -13,6 +13,11 @@ use crate::error::{Error, Result};
 /// Largest width or height decoded, in pixels.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
 
+/// The most bytes one image may decode to: 64 MiB (a 4096 x 4096 RGBA
+/// image). A small file can decode to far more (a PNG of one colour
+/// compresses a thousandfold), so the budget is on the decoded size.
+pub const MAX_DECODED_BYTES: u64 = 64 << 20;
+
 /// Decoded pixels: 8 bits per sample, row-major, channels interleaved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pixels {
@@ -78,7 +83,9 @@ pub fn encode_png(pixels: &Pixels) -> Result<Vec<u8>> {
 /// # Errors
 /// [`Error::InvalidEnvironment`] naming `what` (a file name) if the bytes
 /// are not a PNG this decoder reads, or a side is over
-/// [`MAX_IMAGE_SIDE`].
+/// [`MAX_IMAGE_SIDE`], or it would decode to more than
+/// [`MAX_DECODED_BYTES`] (checked from its header, before anything is
+/// allocated for its pixels).
 pub fn decode_png(bytes: &[u8], what: &str) -> Result<Pixels> {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
@@ -89,6 +96,12 @@ pub fn decode_png(bytes: &[u8], what: &str) -> Result<Pixels> {
         return Err(bad(what, format!("a {width}x{height} image is over the limit of {MAX_IMAGE_SIDE}")));
     }
     let size = reader.output_buffer_size().ok_or_else(|| bad(what, "image too large"))?;
+    if size as u64 > MAX_DECODED_BYTES {
+        return Err(bad(
+            what,
+            format!("a {width}x{height} image decodes to {size} bytes, over the budget of {MAX_DECODED_BYTES}"),
+        ));
+    }
     let mut data = vec![0; size];
     let frame = reader.next_frame(&mut data).map_err(|e| bad(what, format!("not a readable PNG ({e})")))?;
     let channels = match frame.color_type {
@@ -117,6 +130,26 @@ mod tests {
         assert_eq!(decode_png(&ea, "a").unwrap(), a);
         assert_eq!(ea.len(), eb.len(), "a file's size must not depend on its content");
         assert_eq!(ea, encode_png(&a).unwrap());
+    }
+
+    /// An 8192 x 8192 RGBA PNG of one colour is a file of a few hundred
+    /// kilobytes that decoded to 256 MiB on import; the budget refuses a
+    /// file past it from its header.
+    #[test]
+    fn an_image_decoding_past_the_budget_is_refused_from_its_header() {
+        let (w, h) = (4100u32, 4100u32);
+        let mut file = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut file, w, h);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            enc.set_compression(png::Compression::Fast);
+            let mut writer = enc.write_header().unwrap();
+            writer.write_image_data(&vec![0u8; (w * h * 4) as usize]).unwrap();
+        }
+        assert!(file.len() < (4 << 20), "a small file: {}", file.len());
+        let e = decode_png(&file, "big.png").unwrap_err().to_string();
+        assert!(e.contains("over the budget"), "{e}");
     }
 
     #[test]

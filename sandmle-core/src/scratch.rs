@@ -42,11 +42,12 @@ pub fn is_temporary_name(name: &str) -> bool {
 }
 
 /// A temporary directory marked as owned by this process while it lives;
-/// removed (with its content) when dropped, unless kept.
+/// removed (with its content, at any depth: [`remove_tree`]) when dropped,
+/// unless kept.
 #[derive(Debug)]
 pub struct MarkedDir {
     // Field order matters: the directory is removed before the lock drops.
-    dir: Option<tempfile::TempDir>,
+    dir: Option<PathBuf>,
     #[cfg(unix)]
     _lock: Option<nix::fcntl::Flock<File>>,
 }
@@ -70,18 +71,18 @@ impl MarkedDir {
             let lock = Flock::lock(file, FlockArg::LockExclusiveNonblock)
                 .map_err(|(_, errno)| Error::io(&pending, std::io::Error::from(errno)))?;
             std::fs::rename(&pending, &marker).map_err(|e| Error::io(&marker, e))?;
-            Ok(MarkedDir { dir: Some(dir), _lock: Some(lock) })
+            Ok(MarkedDir { dir: Some(dir.keep()), _lock: Some(lock) })
         }
         #[cfg(not(unix))]
         {
             File::create(&marker).map_err(|e| Error::io(&marker, e))?;
-            Ok(MarkedDir { dir: Some(dir) })
+            Ok(MarkedDir { dir: Some(dir.keep()) })
         }
     }
 
     /// The directory.
     pub fn path(&self) -> &Path {
-        self.dir.as_ref().map_or(Path::new(""), |d| d.path())
+        self.dir.as_deref().unwrap_or(Path::new(""))
     }
 
     /// Removes the marker file (the lock is held until drop), for a
@@ -98,7 +99,31 @@ impl MarkedDir {
 
     /// Keeps the directory (it was renamed away, say) and releases the lock.
     pub fn keep(mut self) -> PathBuf {
-        self.dir.take().map(|d| d.keep()).unwrap_or_default()
+        self.dir.take().unwrap_or_default()
+    }
+}
+
+impl Drop for MarkedDir {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            let _ = remove_tree(&dir);
+        }
+    }
+}
+
+/// Removes a directory tree however deep or hostile it is, never following
+/// a link ([`crate::tree::remove_tree`] on Unix).
+pub fn remove_tree(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        crate::tree::remove_tree(path)
+    }
+    #[cfg(not(unix))]
+    {
+        match std::fs::remove_dir_all(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
     }
 }
 
@@ -119,7 +144,7 @@ pub fn reclaim_stale(parent: &Path, prefix: &str, grace: Duration) -> usize {
         if !meta.is_dir() || !owned_by_me(&meta) {
             continue;
         }
-        if stale(&path, &meta, grace) && std::fs::remove_dir_all(&path).is_ok() {
+        if stale(&path, &meta, grace) && remove_tree(&path).is_ok() {
             removed += 1;
         }
     }

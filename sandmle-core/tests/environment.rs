@@ -255,3 +255,39 @@ fn validation_refuses_ids_in_both_splits() {
     env.train = with_ids(&env.train, &[Some("r0"), None, Some("r2"), Some("r10"), Some("r4"), Some("r5")]);
     assert!(env.validate().is_ok());
 }
+
+/// Lists `rel` in `grading.json` with the hash of the file there, and
+/// reseals `grading.json` (its own hash recomputed), as someone who edits
+/// an environment by hand would.
+fn reseal_with(dir: &std::path::Path, rel: &str) {
+    let zero = "0".repeat(64);
+    let g = dir.join("prepared/private/grading.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&g).unwrap()).unwrap();
+    let bytes = std::fs::read(dir.join(rel)).unwrap();
+    v["files"][rel] = serde_json::Value::String(sandmle_core::sha256_hex(&bytes));
+    v["self_sha256"] = serde_json::Value::String(zero.clone());
+    let text = serde_json::to_string_pretty(&v).unwrap();
+    let hash = sandmle_core::sha256_hex(text.as_bytes());
+    std::fs::write(&g, text.replace(&zero, &hash)).unwrap();
+}
+
+/// The answers copied to `public/extra.csv`, listed in `grading.json` and
+/// resealed, passed every check and every gate; an environment's public
+/// files are a closed set, so it is refused and named.
+#[test]
+fn a_listed_and_resealed_extra_public_file_is_refused_and_named() {
+    let env = tiny_environment();
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("env");
+    env.write(&dir, &WriteOptions::default()).unwrap();
+    let extra = dir.join("prepared/public/extra.csv");
+    std::fs::copy(dir.join("prepared/private/answers.csv"), &extra).unwrap();
+    reseal_with(&dir, "prepared/public/extra.csv");
+    match Environment::read(&dir) {
+        Err(Error::UnexpectedPublicFile { path }) => assert_eq!(path, extra),
+        other => panic!("{other:?}"),
+    }
+    // Without the extra file, the resealed spec reads (the file is missing).
+    std::fs::remove_file(&extra).unwrap();
+    assert!(matches!(Environment::read(&dir), Err(Error::MissingFile { .. })));
+}

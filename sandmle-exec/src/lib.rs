@@ -68,7 +68,7 @@ pub use executor::{PipelineExecutor, PipelineRun};
 pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport};
 pub use process::{
     CodeSteps, DEFAULT_PRELOAD, Limits, PRELOAD_SUBMODULES, PUBLIC_FILES, ProcessExecutor, ProcessWorkspace,
-    PythonChoice, PythonEnv, PythonSettings, SandboxMode, bubblewrap_available,
+    PythonChoice, PythonEnv, PythonSettings, SandboxMode, bubblewrap_available, reclaim_stale_runs,
 };
 pub use spec::{
     CheckedPipeline, EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, MAX_LEVELS, MAX_TEXT_FEATURES,

@@ -210,3 +210,80 @@ fn door_6_a_two_million_column_submission_is_refused_quickly() {
     // A generous guard: the read used to take minutes and gigabytes.
     assert!(start.elapsed() < Duration::from_secs(50), "took {:?}", start.elapsed());
 }
+
+/// Creates a chain of nested directories as deep as it can, in Python.
+const DEEP_CHAIN: &str = "python3 -c \"\nimport os\nfor i in range(30000):\n    os.mkdir('deepchain'); os.chdir('deepchain')\n\"\n\
+                          cp sample_submission.csv submission.csv\n";
+
+/// Runs `f` on a thread with a 256 KiB stack: removing a 30,000-deep chain
+/// recursively would overflow it (it overflowed the server's 2 MiB blocking
+/// threads and aborted the process).
+fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new().stack_size(256 << 10).spawn(f).unwrap().join().unwrap()
+}
+
+/// Run directories whose workspace still holds `name` at its top.
+fn leftovers_holding(name: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("sandmle-run-")))
+        .filter(|p| common::exists(&p.join("workspace").join(name)))
+        .collect()
+}
+
+#[test]
+fn door_5_a_30000_deep_directory_chain_is_stopped_and_removed() {
+    let sandbox = bwrap_or_skip();
+    let runs = small_stack(move || {
+        let mut runs = vec![("unsandboxed", exec(SandboxMode::Unsandboxed, Limits::default(), DEEP_CHAIN))];
+        if sandbox {
+            runs.push(("cold", sandboxed(Start::Cold, Limits::default(), DEEP_CHAIN)));
+            runs.push(("warm", sandboxed(Start::Warm, Limits::default(), DEEP_CHAIN)));
+        }
+        runs
+    });
+    for (mode, out) in runs {
+        assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{mode}: {}", out.stderr_tail);
+        assert!(
+            out.stderr_tail.contains("deeper than the workspace budget of 64 levels"),
+            "{mode}: {}",
+            out.stderr_tail
+        );
+    }
+    assert!(leftovers_holding("deepchain").is_empty(), "a run directory was left behind");
+}
+
+#[test]
+fn door_5_a_persistent_workspace_with_a_deep_chain_is_removed_on_drop() {
+    if !bwrap_or_skip() {
+        return;
+    }
+    let env = tiny_environment();
+    let mut ws = common::executor(Limits::default(), sandmle_exec::CodeSteps::Warm).open(&env.public_view()).unwrap();
+    let dir = ws.dir();
+    let out = common::warm_sh(&mut ws, DEEP_CHAIN, Duration::from_secs(60));
+    assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{}", out.stderr_tail);
+    small_stack(move || drop(ws));
+    assert!(!common::exists(&dir), "the workspace is removed");
+}
+
+/// Files under a directory path longer than PATH_MAX were invisible to the
+/// budget's walk: 1.5 GiB was written past a 1 GiB budget.
+#[test]
+fn door_5_files_past_path_max_count_against_the_workspace_budget() {
+    let limits = Limits { workspace_bytes: 40 << 20, file_size: 10 << 20, ..Limits::default() };
+    let script = "python3 -c \"\nimport os, time\nfor i in range(30):\n    os.mkdir('p' * 200); os.chdir('p' * 200)\n\
+                  for i in range(8):\n    open('f%d' % i, 'wb').write(b'x' * (9 << 20))\ntime.sleep(2)\n\"\n\
+                  cp sample_submission.csv submission.csv\n";
+    let mut runs = vec![("unsandboxed", exec(SandboxMode::Unsandboxed, limits, script))];
+    if bwrap_or_skip() {
+        runs.push(("cold", sandboxed(Start::Cold, limits, script)));
+        runs.push(("warm", sandboxed(Start::Warm, limits, script)));
+    }
+    for (mode, out) in runs {
+        assert_eq!(out.status, ExecStatus::OutputLimitExceeded, "{mode}: {}", out.stderr_tail);
+        assert!(out.stderr_tail.contains("workspace budget of 41943040 bytes"), "{mode}: {}", out.stderr_tail);
+    }
+}

@@ -11,7 +11,7 @@
 //! | `solvable` | the best baseline beats the sample (constant) submission by at least `solvable_margin` of the sample's score (an absolute 0.05 when that score is 0) |
 //! | `not_saturated` | the sample submission does not reach bronze |
 //! | `no_leakage` | ids are uninformative (absolute Spearman correlation of numeric ids with the first target at most 0.3), no test row repeats a training row's features (for an image task: its features and the sha256 of its image file), and no single numeric feature reproduces the target: below `leak_limit` its ROC AUC (two classes), its class separation (more classes: 1 when sorting by it leaves each class in one run) or its absolute Spearman correlation (values); for an image task also the image file's size (as a numeric feature) and the set of its PNG chunk types ([`png_chunk_types`]; as a category: the share of the constant prediction's errors its groups remove, or the correlation ratio for values) stay below `leak_limit` |
-//! | `no_answers_in_public` | no column of `test.csv` or `sample_submission.csv` equals an answer column |
+//! | `no_answers_in_public` | no column of a public table (`train.csv`, `test.csv`, `sample_submission.csv`) equals an answer column at the test ids it holds; `prepared/public/` holds no other file (reading refuses one) |
 //!
 //! The thresholds gates read the environment's reference leaderboard and
 //! `grading.json`'s thresholds: an environment without them fails those
@@ -523,12 +523,25 @@ fn schema(env: &Environment) -> std::result::Result<(), String> {
 }
 
 /// A public column (other than the id) equal to an answer column, by id.
+/// A public column that gives the answers away: in any public table, a
+/// column whose values, at the answers' ids, equal an answer column's —
+/// at every answer id the table holds, and it holds at least half of them
+/// (`test.csv` and `sample_submission.csv` hold all; test rows copied into
+/// `train.csv` with their labels are caught too).
 fn answers_in_public(env: &Environment) -> Option<String> {
     let id = &env.task().id_column;
     let answer_ids = env.answers.column(id).ok()?.label_texts();
-    for (file, table) in [("test.csv", &env.test), ("sample_submission.csv", &env.sample_submission)] {
-        let ids = table.column(id).ok()?.label_texts();
+    let tables =
+        [("train.csv", &env.train), ("test.csv", &env.test), ("sample_submission.csv", &env.sample_submission)];
+    for (file, table) in tables {
+        let Ok(ids) = table.column(id) else { continue };
+        let ids = ids.label_texts();
         let pos: BTreeMap<&String, usize> = ids.iter().enumerate().map(|(i, v)| (v, i)).collect();
+        let rows: Vec<Option<usize>> = answer_ids.iter().map(|i| pos.get(i).copied()).collect();
+        let held = rows.iter().flatten().count();
+        if held == 0 || held * 2 < answer_ids.len() {
+            continue;
+        }
         for (aname, acol) in env.answers.iter().filter(|(n, _)| *n != id) {
             let answers = acol.label_texts();
             // A constant answer column is no leak (the constant sample of an
@@ -538,9 +551,9 @@ fn answers_in_public(env: &Environment) -> Option<String> {
             }
             for (pname, pcol) in table.iter().filter(|(n, _)| *n != id) {
                 let public = pcol.label_texts();
-                let equal = answer_ids.iter().zip(&answers).all(|(i, a)| pos.get(i).is_some_and(|&r| public[r] == *a));
+                let equal = rows.iter().zip(&answers).all(|(r, a)| r.is_none_or(|r| public[r] == *a));
                 if equal {
-                    return Some(format!("{file} column `{pname}` equals answer column `{aname}`"));
+                    return Some(format!("{file} column `{pname}` equals answer column `{aname}` at {held} test ids"));
                 }
             }
         }

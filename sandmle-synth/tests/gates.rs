@@ -259,3 +259,19 @@ fn gate_names_round_trip() {
     }
     assert_eq!(Gate::from_name("nope"), None);
 }
+
+/// Test rows copied into `train.csv` with their labels gave the answers
+/// away unnoticed: the gate compared only the test and sample files.
+#[test]
+fn no_answers_in_public_catches_test_rows_copied_into_train_with_labels() {
+    let env = micro();
+    let target = env.task().target_columns[0].clone();
+    // The test rows, with the answers as their target, as training rows.
+    let mut leaked = env.clone();
+    let mut rows = env.test.clone();
+    rows.push_column(&target, env.answers.column(&target).unwrap().clone()).unwrap();
+    leaked.train = rows.select(env.train.names()).unwrap();
+    let results = failed(good_scores(), &leaked);
+    assert!(results.contains(&"no_answers_in_public".to_owned()), "{results:?}");
+    assert!(!failed(good_scores(), &env).contains(&"no_answers_in_public".to_owned()));
+}

@@ -27,19 +27,23 @@
 //! - A group counts as `n` sessions against `max_sessions` while it runs
 //!   (on top of the connection's own): a group that does not fit is
 //!   refused with `CAPACITY_REACHED`, never queued.
-//! - The server calls the model itself, so `base_url` is checked: loopback
-//!   addresses (`127.0.0.1`, `localhost`, `[::1]`) always, other URLs only
-//!   under a prefix the operator allowed (`sandmle serve
-//!   --allow-endpoint URL`). Without that check a client could make the
-//!   server send requests anywhere it can reach.
+//! - The server calls the model itself, so `base_url` is checked on its
+//!   parsed form ([`super::endpoint`]): loopback addresses (`127.0.0.1`,
+//!   `localhost`, `[::1]`) always, other URLs only under an endpoint the
+//!   operator allowed (`sandmle serve --allow-endpoint URL`), user
+//!   information refused, redirects never followed. Without that check a
+//!   client could make the server send requests anywhere it can reach.
 //! - `api_key`, when given, is sent to that server as a bearer token and
 //!   is never logged or echoed.
 
+use super::endpoint::{Endpoint, check_endpoint};
+use super::http::cancellable;
 use super::protocol::{ErrorCode, ResetOptions, WireError};
-use super::{Settings, Shared, blocking, factory_error, mix};
+use super::{Settings, Shared, factory_error, mix};
 use sandmle_agents::http::{HttpChatConfig, HttpChatModel};
 use sandmle_agents::rollout::{Estimator, LlmPolicy, PanelPolicy, StdlibPythonPolicy};
 use sandmle_agents::{Policy, RolloutConfig};
+use sandmle_core::Cancel;
 use sandmle_core::{ChatModel, Sampling};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -101,23 +105,6 @@ impl std::fmt::Debug for ClientConfig {
     }
 }
 
-/// `true` if `url` is an `http(s)` URL whose host is a loopback name.
-pub fn is_loopback_url(url: &str) -> bool {
-    let lower = url.to_ascii_lowercase();
-    let Some(rest) = lower.strip_prefix("http://").or_else(|| lower.strip_prefix("https://")) else {
-        return false;
-    };
-    ["127.0.0.1", "localhost", "[::1]"].iter().any(|host| {
-        rest.strip_prefix(host)
-            .is_some_and(|after| after.is_empty() || after.starts_with(':') || after.starts_with('/'))
-    })
-}
-
-/// `true` if the server may call `url`: loopback, or under an allowed prefix.
-pub fn endpoint_allowed(url: &str, allowed: &[String]) -> bool {
-    is_loopback_url(url) || allowed.iter().any(|prefix| !prefix.is_empty() && url.starts_with(prefix.as_str()))
-}
-
 fn invalid(message: impl Into<String>) -> WireError {
     WireError::new(ErrorCode::ValidationError, message)
 }
@@ -146,12 +133,9 @@ pub fn parse_group(data: Option<Value>) -> Result<GroupRequest, WireError> {
 }
 
 /// The model `client` names, once its URL is allowed.
-fn chat_model(client: &ClientConfig, allowed: &[String]) -> Result<Arc<dyn ChatModel>, WireError> {
-    if !endpoint_allowed(&client.base_url, allowed) {
-        return Err(invalid(format!(
-            "client.base_url `{}`: not a loopback address nor under a prefix the server allows (--allow-endpoint)",
-            client.base_url
-        )));
+fn chat_model(client: &ClientConfig, allowed: &[Endpoint]) -> Result<Arc<dyn ChatModel>, WireError> {
+    if let Err(why) = check_endpoint(&client.base_url, allowed) {
+        return Err(invalid(format!("client.base_url `{}`: {why}", sandmle_core::bounded(&client.base_url))));
     }
     let mut config = HttpChatConfig::new(&client.base_url, &client.model);
     config.token_ids = client.token_ids;
@@ -170,8 +154,10 @@ fn chat_model(client: &ClientConfig, allowed: &[String]) -> Result<Arc<dyn ChatM
     Ok(Arc::new(model))
 }
 
-/// Runs the group and answers its `data` object.
-pub(super) async fn run_group(shared: &Arc<Shared>, request: GroupRequest) -> Result<Value, WireError> {
+/// Runs the group and answers its `data` object. `cancel` (set when the
+/// client leaves, or by a server shutting down) stops every rollout: its
+/// running programs are killed and its episodes end before their next turn.
+pub(super) async fn run_group(shared: &Arc<Shared>, request: GroupRequest, cancel: Cancel) -> Result<Value, WireError> {
     let permits = u32::try_from(request.n).map_err(|_| invalid("n: too large"))?;
     let Ok(permit) = Arc::clone(&shared.sessions).try_acquire_many_owned(permits) else {
         let (active, max) = (shared.active(), shared.config.max_sessions);
@@ -194,11 +180,11 @@ pub(super) async fn run_group(shared: &Arc<Shared>, request: GroupRequest) -> Re
         .ok_or_else(|| invalid("estimator: grpo, dr_grpo or rloo"))?;
     // Without a seed each group differs (as `reset` without one does).
     let seed = options.seed.unwrap_or_else(|| mix(super::rand_u64()));
-    let rollout = RolloutConfig { episode: config, codec, reward, estimator, seed };
+    let rollout = RolloutConfig { episode: config, codec, reward, estimator, seed, cancel: Some(cancel.clone()) };
     let (n, policy, sampling) =
         (request.n, request.policy.clone(), request.client.as_ref().map(|c| c.sampling.clone()));
     let s = Arc::clone(shared);
-    let group = blocking(move || {
+    let group = cancellable(shared, cancel, move || {
         let _permit = permit;
         let env = task.environment();
         let specs = crate::panel_specs(env);

@@ -58,27 +58,44 @@
 //!
 //! Episodes are blocking work (sandboxed Python runs): every reset, step
 //! and close runs on `tokio::task::spawn_blocking`, never on the async
-//! workers. A session that sends no protocol message for `idle_timeout`
-//! (WebSocket pings do not count; the time of a step does not either) is
-//! closed and its workspace removed; on shutdown every session ends (a step under way finishes
-//! first, within its step limit) and [`serve`] returns once every
-//! workspace is gone. Messages and bodies are bounded by
-//! `max_message_bytes`. Each session writes one JSON line on stderr when
-//! it ends (`{"event": "session", "session", "task_id", "steps",
-//! "reward", "termination", "end", "duration_ms"}`).
+//! workers, and holds its session slot until its workspace is gone.
+//! - **Keepalive** ([`session`]): while a step runs the session keeps
+//!   reading its socket, so pings are answered, a message sent meanwhile
+//!   waits its turn, and a client that leaves cancels the step (its
+//!   program is killed).
+//! - **Idle sessions**: a session that sends no protocol message for
+//!   `idle_timeout` (pings do not count, nor does the time of a step) is
+//!   closed and its workspace removed.
+//! - **Connections** ([`listen`]): at most `max_connections` open at once
+//!   (WebSocket sessions included); request headers must arrive within
+//!   `header_timeout`, and a kept-alive connection idle that long is
+//!   closed.
+//! - **Hung-up HTTP calls** ([`http`]): a stateless `/step` or
+//!   `/run_group` keeps its slot until its sandbox is gone, and its
+//!   client hanging up kills the program.
+//! - **Shutdown**: no connection is accepted any more, every running
+//!   program is killed, every session is answered and closed with a close
+//!   frame (1001), and [`serve`] returns once every workspace is gone —
+//!   within a few seconds, whatever the programs were doing.
+//!
+//! Messages and bodies are bounded by `max_message_bytes`. Each session
+//! writes one JSON line on stderr when it ends (`{"event": "session",
+//! "session", "task_id", "steps", "reward", "termination", "end",
+//! "duration_ms"}`).
 //!
 //! [OpenEnv]: https://github.com/meta-pytorch/OpenEnv
 
+pub mod endpoint;
 pub mod group;
+mod http;
+mod listen;
 pub mod protocol;
+mod session;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+use endpoint::Endpoint;
 use protocol::{ErrorCode, ResetOptions, WireError};
 use sandmle_agents::codec::{CODECS, codec_by_name};
 use sandmle_agents::reward::{REWARD_SCHEMES, reward_by_name};
@@ -88,8 +105,8 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use std::time::Duration;
+use tokio::sync::{Semaphore, watch};
 
 /// The server's settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +114,12 @@ pub struct ServeConfig {
     /// The most sessions at once (WebSocket episodes and stateless HTTP
     /// calls together).
     pub max_sessions: usize,
+    /// The most connections open at once (idle HTTP connections and
+    /// WebSocket sessions together); one more is closed at once.
+    pub max_connections: usize,
+    /// How long a request's headers may take to arrive, and how long a
+    /// kept-alive HTTP connection may wait idle for its next request.
+    pub header_timeout: Duration,
     /// A session with no message for this long is closed.
     pub idle_timeout: Duration,
     /// The largest WebSocket message or HTTP body accepted, in bytes.
@@ -104,15 +127,17 @@ pub struct ServeConfig {
     /// The longest a code or pipeline step may run; reset options may only
     /// lower it.
     pub step_timeout: Duration,
-    /// URL prefixes of model servers a `run_group` request may name,
-    /// besides loopback addresses (see [`group`]).
-    pub allowed_endpoints: Vec<String>,
+    /// Model servers a `run_group` request may name besides loopback
+    /// addresses, each an origin and a path prefix (see [`endpoint`]).
+    pub allowed_endpoints: Vec<Endpoint>,
 }
 
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
             max_sessions: 64,
+            max_connections: 512,
+            header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(600),
             max_message_bytes: 4 << 20,
             step_timeout: Duration::from_secs(300),
@@ -314,6 +339,12 @@ fn execution(e: sandmle_agents::Error) -> WireError {
     }
 }
 
+/// Completes once the shutdown flag is set (its guard released at once, so
+/// the future is `Send` inside `select!`).
+async fn stopping(flag: &mut watch::Receiver<bool>) {
+    let _ = flag.wait_for(|stop| *stop).await;
+}
+
 /// Runs blocking episode work off the async workers.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, WireError> {
     tokio::task::spawn_blocking(f)
@@ -337,32 +368,46 @@ pub async fn serve(
     if config.max_sessions == 0 || config.max_sessions > (u32::MAX >> 3) as usize {
         return Err(ServeError::BadSetting("max_sessions: from 1 to 536870911".into()));
     }
-    let year = Duration::from_secs(365 * 24 * 3600);
-    if config.idle_timeout.is_zero() || config.max_message_bytes == 0 || config.step_timeout.is_zero() {
-        return Err(ServeError::BadSetting("idle timeout, message bound and step timeout must be positive".into()));
+    if config.max_connections < 2 || config.max_connections > (u32::MAX >> 3) as usize {
+        return Err(ServeError::BadSetting("max_connections: from 2 to 536870911".into()));
     }
-    if config.idle_timeout > year || config.step_timeout > year {
-        return Err(ServeError::BadSetting("idle timeout and step timeout: at most a year".into()));
+    let year = Duration::from_secs(365 * 24 * 3600);
+    let positive = [config.idle_timeout, config.step_timeout, config.header_timeout];
+    if positive.iter().any(Duration::is_zero) || config.max_message_bytes == 0 {
+        return Err(ServeError::BadSetting(
+            "idle timeout, header timeout, message bound and step timeout must be positive".into(),
+        ));
+    }
+    if positive.iter().any(|d| *d > year) {
+        return Err(ServeError::BadSetting("idle timeout, header timeout and step timeout: at most a year".into()));
     }
     let (tx, rx) = watch::channel(false);
     let max = config.max_sessions;
+    let limits =
+        listen::ConnectionLimits { max_connections: config.max_connections, header_timeout: config.header_timeout };
     let sessions = Arc::new(Semaphore::new(max));
     let shared = Arc::new(Shared {
         catalog,
         backends,
         config,
         sessions: Arc::clone(&sessions),
-        shutdown: rx,
+        shutdown: rx.clone(),
         next_session: AtomicU64::new(1),
         next_draw: AtomicU64::new(0),
     });
     let app = router(shared);
-    let signal = async move {
-        shutdown.await;
-        // Sessions see the flag (it stays set once the sender is gone).
-        let _ = tx.send(true);
+    let serving = listen::serve_connections(listener, app, limits, rx);
+    tokio::pin!(serving, shutdown);
+    let result = tokio::select! {
+        // Only a failing listener ends it before the flag is set.
+        r = &mut serving => r,
+        () = &mut shutdown => {
+            let _ = tx.send(true);
+            serving.await
+        }
     };
-    let result = axum::serve(listener, app).with_graceful_shutdown(signal).await;
+    // Sessions see the flag (it stays set once the sender is gone).
+    let _ = tx.send(true);
     // Every session holds a permit until its workspace is gone.
     let _ = sessions.acquire_many(u32::try_from(max).unwrap_or(u32::MAX)).await;
     result.map_err(ServeError::Io)
@@ -371,15 +416,15 @@ pub async fn serve(
 fn router(shared: Arc<Shared>) -> Router {
     let limit = shared.config.max_message_bytes;
     Router::new()
-        .route("/ws", get(ws_handler))
+        .route("/ws", get(session::ws_handler))
         .route("/health", get(|| async { axum::Json(json!({"status": "healthy"})) }))
         .route("/metadata", get(|| async { axum::Json(metadata()) }))
         .route("/schema", get(|| async { axum::Json(protocol::schemas()) }))
         .route("/openapi.json", get(|| async { axum::Json(protocol::openapi()) }))
         .route("/state", get(|| async { axum::Json(protocol::state_payload(None, None)) }))
-        .route("/reset", post(http_reset))
-        .route("/step", post(http_step))
-        .route("/run_group", post(http_run_group))
+        .route("/reset", post(http::http_reset))
+        .route("/step", post(http::http_step))
+        .route("/run_group", post(http::http_run_group))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(shared)
 }
@@ -396,289 +441,10 @@ fn metadata() -> Value {
     })
 }
 
-async fn ws_handler(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {
-    let permit = Arc::clone(&shared.sessions).try_acquire_owned().ok();
-    let limit = shared.config.max_message_bytes;
-    ws.max_message_size(limit).max_frame_size(limit).on_upgrade(move |socket| session(socket, shared, permit))
-}
-
-/// How a session ended, for its log line.
-#[derive(Debug, Clone, Copy)]
-enum End {
-    Close,
-    Disconnect,
-    Idle,
-    Shutdown,
-    Capacity,
-    TransportError,
-}
-
-impl End {
-    fn as_str(self) -> &'static str {
-        match self {
-            End::Close => "close",
-            End::Disconnect => "disconnect",
-            End::Idle => "idle_timeout",
-            End::Shutdown => "shutdown",
-            End::Capacity => "capacity_reached",
-            End::TransportError => "transport_error",
-        }
-    }
-}
-
-async fn send(socket: &mut WebSocket, frame: &Value) -> bool {
-    socket.send(WsMessage::Text(frame.to_string().into())).await.is_ok()
-}
-
-async fn session(mut socket: WebSocket, shared: Arc<Shared>, permit: Option<OwnedSemaphorePermit>) {
-    let id = shared.next_session.fetch_add(1, Ordering::Relaxed);
-    let start = Instant::now();
-    let Some(permit) = permit else {
-        let max = shared.config.max_sessions;
-        let active = shared.active();
-        let frame = json!({"type": "error", "data": {
-            "message": format!("Server at capacity: {active}/{max} sessions active. Cannot accept new connections."),
-            "code": ErrorCode::CapacityReached.as_str(), "active_sessions": active, "max_sessions": max,
-        }});
-        if send(&mut socket, &frame).await {
-            // Let the client's first message arrive, so the error answers it.
-            let _ = tokio::time::timeout(Duration::from_secs(5), socket.recv()).await;
-        }
-        let _ = socket.send(WsMessage::Close(None)).await;
-        log_session(id, start, None, None, End::Capacity);
-        return;
-    };
-    let mut shutdown = shared.shutdown.clone();
-    let mut episode: Option<Episode> = None;
-    let mut episode_id: Option<String> = None;
-    // Only protocol messages count as activity: a client's keep-alive pings
-    // do not keep an abandoned session open.
-    let mut deadline = tokio::time::Instant::now() + shared.config.idle_timeout;
-    let end = loop {
-        // Checked first: a stream of pings is always ready to be read.
-        if tokio::time::Instant::now() >= deadline {
-            break End::Idle;
-        }
-        let received = tokio::select! {
-            r = tokio::time::timeout_at(deadline, socket.recv()) => r,
-            _ = shutdown.wait_for(|stop| *stop) => break End::Shutdown,
-        };
-        let text = match received {
-            Err(_) => break End::Idle,
-            Ok(None) => break End::Disconnect,
-            Ok(Some(Err(_))) => break End::TransportError,
-            Ok(Some(Ok(WsMessage::Text(t)))) => t.as_str().to_owned(),
-            Ok(Some(Ok(WsMessage::Binary(b)))) => match String::from_utf8(b.to_vec()) {
-                Ok(t) => t,
-                Err(_) => {
-                    let e = WireError::new(ErrorCode::InvalidJson, "Invalid JSON: a binary message that is not UTF-8");
-                    if !send(&mut socket, &e.frame()).await {
-                        break End::Disconnect;
-                    }
-                    continue;
-                }
-            },
-            Ok(Some(Ok(WsMessage::Close(_)))) => break End::Disconnect,
-            Ok(Some(Ok(_))) => continue,
-        };
-        let reply = match handle(&shared, &text, &mut episode, &mut episode_id).await {
-            Ok(Some(frame)) => frame,
-            Ok(None) => break End::Close,
-            Err(e) => e.frame(),
-        };
-        if !send(&mut socket, &reply).await {
-            break End::Disconnect;
-        }
-        deadline = tokio::time::Instant::now() + shared.config.idle_timeout;
-    };
-    let _ = socket.send(WsMessage::Close(None)).await;
-    let summary = episode.as_ref().map(|e| {
-        json!({
-            "task_id": e.task().id(),
-            "steps": e.steps().len(),
-            "reward": e.outcome().map(|(v, _)| v.value),
-            "termination": e.termination(),
-        })
-    });
-    if let Some(mut e) = episode.take() {
-        // Removing the workspace is file-system work.
-        let _ = blocking(move || e.close()).await;
-    }
-    log_session(id, start, summary, episode_id, end);
-    drop(permit);
-}
-
-fn log_session(id: u64, start: Instant, summary: Option<Value>, episode_id: Option<String>, end: End) {
-    let mut line = json!({
-        "event": "session", "session": id, "episode_id": episode_id, "end": end.as_str(),
-        "duration_ms": u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
-    });
-    if let (Some(Value::Object(s)), Some(l)) = (summary, line.as_object_mut()) {
-        l.extend(s);
-    }
-    eprintln!("{line}");
-}
-
-/// One WebSocket message: `Ok(Some(reply))`, `Ok(None)` for `close`, or
-/// an error reply.
-async fn handle(
-    shared: &Arc<Shared>,
-    text: &str,
-    episode: &mut Option<Episode>,
-    episode_id: &mut Option<String>,
-) -> Result<Option<Value>, WireError> {
-    let message: Value =
-        serde_json::from_str(text).map_err(|e| WireError::new(ErrorCode::InvalidJson, format!("Invalid JSON: {e}")))?;
-    let Value::Object(mut message) = message else {
-        return Err(WireError::new(ErrorCode::ValidationError, "Invalid message: not a JSON object"));
-    };
-    let kind = message.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
-    let data = message.remove("data");
-    match kind.as_str() {
-        "reset" => {
-            let opts = protocol::parse_reset(data)?;
-            let old = episode.take();
-            let s = Arc::clone(shared);
-            let id = opts.episode_id.clone().unwrap_or_else(|| format!("episode-{}", mix(rand_u64())));
-            let (e, reset) = blocking(move || {
-                drop(old);
-                let mut e = s.episode(&opts)?;
-                let reset = e.reset().map_err(execution)?;
-                Ok::<_, WireError>((e, reset))
-            })
-            .await??;
-            let payload = protocol::reset_payload(&reset, &id);
-            *episode = Some(e);
-            *episode_id = Some(id);
-            Ok(Some(json!({"type": "observation", "data": payload})))
-        }
-        "step" => {
-            let action = protocol::parse_action(data.unwrap_or(Value::Null))?;
-            let Some(mut e) = episode.take() else {
-                return Err(WireError::new(ErrorCode::ExecutionError, "no episode: send reset first"));
-            };
-            let (e, step) = blocking(move || {
-                let step = e.step_message(action.message());
-                (e, step)
-            })
-            .await?;
-            *episode = Some(e);
-            let step = step.map_err(execution)?;
-            Ok(Some(json!({"type": "observation", "data": protocol::step_payload(&step)})))
-        }
-        "state" => {
-            Ok(Some(json!({"type": "state", "data": protocol::state_payload(episode.as_ref(), episode_id.as_deref())})))
-        }
-        "run_group" => {
-            let request = group::parse_group(data)?;
-            let data = group::run_group(shared, request).await?;
-            Ok(Some(json!({"type": "group", "data": data})))
-        }
-        "close" => Ok(None),
-        other => Err(WireError::new(ErrorCode::UnknownType, format!("Unknown message type: {other}"))),
-    }
-}
-
 /// A value that differs between calls (episode ids only; nothing seeded
 /// depends on it).
 fn rand_u64() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     (t as u64) ^ COUNTER.fetch_add(1, Ordering::Relaxed).rotate_left(32) ^ u64::from(std::process::id())
-}
-
-fn http_error(e: &WireError) -> Response {
-    let status = match e.code {
-        ErrorCode::InvalidJson | ErrorCode::ValidationError => StatusCode::UNPROCESSABLE_ENTITY,
-        ErrorCode::CapacityReached => StatusCode::SERVICE_UNAVAILABLE,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    (status, axum::Json(json!({"detail": e.message, "code": e.code.as_str()}))).into_response()
-}
-
-fn body_object(body: &Bytes) -> Result<serde_json::Map<String, Value>, WireError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(serde_json::Map::new());
-    }
-    match serde_json::from_slice(body) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(WireError::new(ErrorCode::ValidationError, "the body must be a JSON object")),
-        Err(e) => Err(WireError::new(ErrorCode::InvalidJson, format!("Invalid JSON: {e}"))),
-    }
-}
-
-/// Stateless `POST /reset`: a fresh episode, reset, closed.
-async fn http_reset(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
-    let run = async {
-        let body = body_object(&body)?;
-        let opts = protocol::parse_reset(Some(Value::Object(body)))?;
-        let id = opts.episode_id.clone().unwrap_or_else(|| format!("episode-{}", mix(rand_u64())));
-        stateless(&shared, opts, move |e| Ok(protocol::reset_payload(&e.reset().map_err(execution)?, &id))).await
-    };
-    json_or_error(run.await)
-}
-
-/// Stateless `POST /step`: a fresh episode (the body's keys other than
-/// `action` are its reset options), reset, one action, closed.
-async fn http_step(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
-    let run = async {
-        let mut body = body_object(&body)?;
-        let action =
-            body.remove("action").ok_or_else(|| WireError::new(ErrorCode::ValidationError, "`action` is required"))?;
-        let action = protocol::parse_action(action)?;
-        for k in ["timeout_s", "request_id"] {
-            body.remove(k);
-        }
-        let opts = protocol::parse_reset(Some(Value::Object(body)))?;
-        stateless(&shared, opts, move |e| {
-            let step = e.reset().and_then(|_| e.step_message(action.message())).map_err(execution)?;
-            Ok(protocol::step_payload(&step))
-        })
-        .await
-    };
-    json_or_error(run.await)
-}
-
-/// One stateless call: a session slot, a fresh episode with `opts` on a
-/// blocking thread, `work` on it, the episode closed whatever `work` did.
-async fn stateless(
-    shared: &Arc<Shared>,
-    opts: ResetOptions,
-    work: impl FnOnce(&mut Episode) -> Result<Value, WireError> + Send + 'static,
-) -> Result<Value, WireError> {
-    let permit = capacity(shared)?;
-    let s = Arc::clone(shared);
-    let payload = blocking(move || {
-        let mut e = s.episode(&opts)?;
-        let out = work(&mut e);
-        e.close();
-        out
-    })
-    .await?;
-    drop(permit);
-    payload
-}
-
-async fn http_run_group(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
-    let result = async {
-        let request = group::parse_group(Some(Value::Object(body_object(&body)?)))?;
-        group::run_group(&shared, request).await
-    };
-    json_or_error(result.await)
-}
-
-fn json_or_error(result: Result<Value, WireError>) -> Response {
-    match result {
-        Ok(v) => axum::Json(v).into_response(),
-        Err(e) => http_error(&e),
-    }
-}
-
-fn capacity(shared: &Arc<Shared>) -> Result<OwnedSemaphorePermit, WireError> {
-    Arc::clone(&shared.sessions).try_acquire_owned().map_err(|_| {
-        WireError::new(
-            ErrorCode::CapacityReached,
-            format!("Server at capacity: {}/{} sessions active.", shared.active(), shared.config.max_sessions),
-        )
-    })
 }

@@ -7,7 +7,7 @@ use crate::codec::{Call, Codec, NoAction, format_ok};
 use crate::error::{Error, Result};
 use crate::reward::{Reward, RewardInput, RewardValue, format_rate};
 use sandmle_core::{
-    ExecStatus, Execution, GradeReport, Message, RESERVED_WORKSPACE_FILES, Solution, Table, ToolCall, ToolSpec,
+    Cancel, ExecStatus, Execution, GradeReport, Message, RESERVED_WORKSPACE_FILES, Solution, Table, ToolCall, ToolSpec,
     Workspace,
 };
 use serde::{Deserialize, Serialize};
@@ -123,6 +123,7 @@ pub struct Episode {
     env_time: Duration,
     done: Option<Termination>,
     outcome: Option<(RewardValue, GradeReport)>,
+    cancel: Option<Cancel>,
 }
 
 impl std::fmt::Debug for Episode {
@@ -182,7 +183,19 @@ impl Episode {
             env_time: Duration::ZERO,
             done: None,
             outcome: None,
+            cancel: None,
         })
+    }
+
+    /// Watches `cancel` from now on: a code step running when it is set is
+    /// stopped (its program killed), and later code steps end at once. A
+    /// server sets one per session and cancels it when the session's
+    /// client leaves or the server stops.
+    pub fn set_cancel(&mut self, cancel: Cancel) {
+        if let Some(Files::Workspace(ws)) = &mut self.files {
+            ws.set_cancel(cancel.clone());
+        }
+        self.cancel = Some(cancel);
     }
 
     /// Opens the workspace and returns the prompt. A second call starts the
@@ -197,7 +210,13 @@ impl Episode {
         let env = self.task.environment();
         self.backends.grader.check(&env.grading_task())?;
         let files = match (&self.backends.code, self.config.tools.code) {
-            (Some(exec), true) => Files::Workspace(exec.open_workspace(&env.public_view())?),
+            (Some(exec), true) => {
+                let mut ws = exec.open_workspace(&env.public_view())?;
+                if let Some(c) = &self.cancel {
+                    ws.set_cancel(c.clone());
+                }
+                Files::Workspace(ws)
+            }
             _ => Files::Memory(None),
         };
         self.files = Some(files);

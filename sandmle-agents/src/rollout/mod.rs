@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::reward::Reward;
 use crate::trajectory::{GroupFlags, Placement, Trajectory};
 use rayon::prelude::*;
-use sandmle_core::{Message, TokenTrace, ToolSpec};
+use sandmle_core::{Cancel, Message, TokenTrace, ToolSpec};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -71,6 +71,10 @@ pub struct RolloutConfig {
     pub estimator: Estimator,
     /// The group's seed; rollout `i` gets `derive_seed(seed, "task:i")`.
     pub seed: u64,
+    /// Stops the group's episodes when set: running code steps are
+    /// killed, and each episode ends before its policy's next turn
+    /// (`None`: never).
+    pub cancel: Option<Cancel>,
 }
 
 /// Runs one episode with `policy` to its end.
@@ -92,11 +96,18 @@ pub fn run_episode(
         Arc::clone(&config.reward),
         config.episode.clone(),
     )?;
+    if let Some(c) = &config.cancel {
+        ep.set_cancel(c.clone());
+    }
     let reset = ep.reset()?;
     let mut model_ms = 0u64;
     let mut tokens: Vec<TokenTrace> = Vec::new();
     let mut any_tokens = false;
     while ep.termination().is_none() {
+        if config.cancel.as_ref().is_some_and(Cancel::is_cancelled) {
+            ep.abort()?;
+            break;
+        }
         let start = Instant::now();
         let turn = policy.act(&ep.messages(), &reset.tools);
         model_ms += u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -80,17 +80,23 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     let task = &import.task;
     let opts = ReadOptions::with_id(task.id_column.clone());
     // A file may also be stored gzip-compressed as `<name>.gz`.
+    let root = &import.competition_dir;
     let read = |path: PathBuf, opts: &ReadOptions| {
         let gz = PathBuf::from(format!("{}.gz", path.display()));
         if path.exists() {
+            inside(root, &path)?;
             read_csv(&path, opts)
         } else if gz.exists() {
+            inside(root, &gz)?;
             read_csv(&gz, opts)
         } else {
             Err(Error::MissingFile { path })
         }
     };
     let description_path = public.join("description.md");
+    if description_path.exists() {
+        inside(root, &description_path)?;
+    }
     let description =
         crate::fsutil::read_regular_string(&description_path, crate::fsutil::MAX_JSON_BYTES).map_err(|e| match e {
             Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
@@ -141,6 +147,25 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     Ok(env)
 }
 
+/// Refuses `path` unless it resolves (links followed) to a place inside the
+/// competition directory: a link out of it would copy a host file, say
+/// `/etc/passwd` or another competition's answers, into what agents see.
+fn inside(root: &Path, path: &Path) -> Result<()> {
+    let real_root = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+    let real = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+    if real.starts_with(&real_root) {
+        Ok(())
+    } else {
+        Err(Error::InvalidEnvironment {
+            reason: format!(
+                "{} is a link out of the competition (to {}); copy the file in instead",
+                path.display(),
+                real.display()
+            ),
+        })
+    }
+}
+
 /// Width, height and channels.
 type Shape = (u32, u32, u8);
 
@@ -175,6 +200,7 @@ fn import_images(
                     path: public.join(dirs.first().map_or("images", String::as_str)).join(&name),
                 });
             };
+            inside(&import.competition_dir, &path)?;
             let bytes = crate::fsutil::read_regular(&path, crate::images::MAX_IMAGE_BYTES)?;
             let pixels = crate::png_io::decode_png(&bytes, &path.display().to_string()).map_err(|_| {
                 Error::InvalidEnvironment {

@@ -246,9 +246,19 @@ fn only_listed_files(root: &Path, listed: &BTreeMap<String, String>, image_dir: 
             if rel != grading && !listed.contains_key(&rel) {
                 return Err(Error::UnlistedFile { path: entry.path() });
             }
+            if dir == PUBLIC_DIR && !is_public_file(&entry.file_name().to_string_lossy()) {
+                return Err(Error::UnexpectedPublicFile { path: entry.path() });
+            }
         }
     }
     Ok(())
+}
+
+/// The names `prepared/public/` may hold besides the image folder: the
+/// description and the three tables, each plain or gzip-compressed.
+fn is_public_file(name: &str) -> bool {
+    let table = name.strip_suffix(".gz").unwrap_or(name);
+    name == "description.md" || ["train.csv", "test.csv", "sample_submission.csv"].contains(&table)
 }
 
 /// The files listed in `grading.json`, read and checked.

@@ -139,6 +139,31 @@ pub struct Execution {
     pub isolation: String,
 }
 
+/// A request to stop running work: every clone shares one flag, and once
+/// set it stays set. A caller that gives one to a [`Workspace`]
+/// ([`Workspace::set_cancel`]) and later cancels it (its client hung up,
+/// the server is shutting down) gets the running program killed within
+/// the executor's watch interval, and every later run refused at once.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// A flag not set yet.
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    /// Sets the flag, for every clone.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the flag is set.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// A workspace that persists across several runs of one episode: it holds
 /// the public files and whatever earlier runs wrote (as SandMLE's run
 /// directory does), under the same isolation as a fresh run, and is
@@ -178,6 +203,13 @@ pub trait Workspace: Send {
 
     /// What the runs are isolated from, in plain words.
     fn isolation(&self) -> String;
+
+    /// Watches `cancel` from now on: a run under way when it is set is
+    /// stopped (its processes killed) and later runs end at once. The
+    /// default ignores it (runs in-process are short).
+    fn set_cancel(&mut self, cancel: Cancel) {
+        let _ = cancel;
+    }
 }
 
 /// Runs a solution on an environment's public view and returns its

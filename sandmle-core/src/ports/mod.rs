@@ -19,7 +19,8 @@ mod tests;
 
 pub use chat::{ChatModel, ChatReply, FinishReason, Message, Role, Sampling, TokenTrace, ToolCall, ToolSpec, Usage};
 pub use execute::{
-    ExecStatus, Execution, Executor, Program, PublicView, RESERVED_WORKSPACE_FILES, Solution, Timings, Workspace,
+    Cancel, ExecStatus, Execution, Executor, Program, PublicView, RESERVED_WORKSPACE_FILES, Solution, Timings,
+    Workspace,
 };
 pub use grade::{Grader, GradingTask};
 pub use metric::Metric;

@@ -127,6 +127,10 @@ pub struct Limits {
     /// Files and directories the program may add to its workspace
     /// (default 10,000).
     pub workspace_files: u64,
+    /// How deep the program may nest directories in its workspace
+    /// (default 64 levels). The budget's walk holds one descriptor per
+    /// level, so this also bounds what a measurement holds open.
+    pub workspace_depth: usize,
     /// Size of the sandbox's `/tmp` tmpfs in bytes (default 256 MiB).
     pub tmp_bytes: u64,
     /// Size of the sandbox's `/dev/shm` tmpfs in bytes (default 64 MiB).
@@ -146,6 +150,7 @@ impl Default for Limits {
             output_tail: 8 << 10,
             workspace_bytes: 1 << 30,
             workspace_files: 10_000,
+            workspace_depth: 64,
             tmp_bytes: 256 << 20,
             shm_bytes: 64 << 20,
             processes: 512,
@@ -167,6 +172,19 @@ pub struct ProcessExecutor {
     /// The Python environment programs see, and how persistent
     /// workspaces run Python code steps (warm by default).
     pub python: PythonSettings,
+}
+
+/// Removes the run directories (`sandmle-run-*` in the system's temporary
+/// folder) that a killed process left, however deep or hostile the trees
+/// its programs wrote there; returns how many. Every run does this before
+/// it starts; a server calls it once at start-up, so that it comes up
+/// clean over a crashed predecessor's leftovers.
+pub fn reclaim_stale_runs() -> usize {
+    sandmle_core::scratch::reclaim_stale(
+        &std::env::temp_dir(),
+        workspace::RUN_PREFIX,
+        sandmle_core::scratch::UNMARKED_GRACE,
+    )
 }
 
 /// Whether bubblewrap can create the sandbox on this machine (it may be
@@ -208,15 +226,16 @@ impl ProcessExecutor {
             }
         };
         let ws = run.workspace();
-        copy_dir(&program.code_dir, &ws, true)?;
+        copy_dir(&program.code_dir, &ws)?;
         write_public(view, &ws)?;
         if plan.as_ref().is_some_and(|p| p.setpriv.is_some()) {
             run.hand_over()?;
         }
-        let base = usage(&ws, &Usage { bytes: 0, entries: 0 }, &Limits { workspace_bytes: u64::MAX, ..self.limits });
+        let base = usage(&ws, &Usage::default(), &Limits { workspace_bytes: u64::MAX, ..self.limits });
         timings.push("setup", start.elapsed());
         let isolation = isolation_report(plan.as_ref(), &self.limits, &python, "a fresh interpreter per run");
-        let cold = Cold { run: &run, plan: plan.as_ref(), python: &python, base: &base };
+        let cold =
+            Cold { run: &run, plan: plan.as_ref(), python: &python, budget: Budget { base: &base, cancel: None } };
         self.run_cold(&cold, &program.command, deadline, &view.task.id_column, timings, isolation)
     }
 
@@ -250,11 +269,11 @@ impl ProcessExecutor {
             .map_err(|e| Error::io(program_name, e))?;
         let stdout = tail_reader(child.stdout.take(), self.limits.output_tail);
         let stderr = tail_reader(child.stderr.take(), self.limits.output_tail);
-        let watch = || usage(&ws, cold.base, &self.limits).over(cold.base, &self.limits);
+        let watch = || cold.budget.check(&ws, &self.limits);
         let outcome = wait_with_deadline(&mut child, deadline, Duration::from_millis(50), watch)?;
         let tails = (stdout.finish(), stderr.finish());
         timings.push("run", start.elapsed());
-        Ok(self.conclude(&ws, cold.base, outcome, tails, deadline, id_column, timings, isolation))
+        Ok(self.conclude(&ws, cold.budget, outcome, tails, deadline, id_column, timings, isolation))
     }
 
     /// The execution of a run that ended with `outcome`: its status (the
@@ -264,7 +283,7 @@ impl ProcessExecutor {
     fn conclude(
         &self,
         ws: &Path,
-        base: &Usage,
+        budget: Budget<'_>,
         outcome: Waited,
         (stdout_tail, mut stderr_tail): (String, String),
         deadline: Instant,
@@ -273,9 +292,14 @@ impl ProcessExecutor {
         isolation: String,
     ) -> Execution {
         let start = Instant::now();
+        let base = budget.base;
         let over_budget = || usage(ws, base, &self.limits).over(base, &self.limits);
         let status = match outcome {
             Waited::TimedOut => ExecStatus::TimedOut,
+            Waited::Stopped(_) if budget.cancelled() => {
+                stderr_tail.push_str(&format!("\nsandmle: stopped: {CANCELLED}\n"));
+                ExecStatus::Failed { reason: CANCELLED.to_owned() }
+            }
             Waited::Stopped(reason) => {
                 stderr_tail.push_str(&format!("\nsandmle: stopped: {reason}\n"));
                 ExecStatus::OutputLimitExceeded
@@ -288,7 +312,13 @@ impl ProcessExecutor {
             // child killed by the signal, or a program ignoring it).
             Waited::Exited(s)
                 if s.signal() == Some(Signal::SIGXFSZ as i32)
-                    || (!s.success() && reached_size_limit(ws, self.limits.file_size, self.limits.workspace_files)) =>
+                    || (!s.success()
+                        && reached_size_limit(
+                            ws,
+                            self.limits.file_size,
+                            self.limits.workspace_files,
+                            self.limits.workspace_depth,
+                        )) =>
             {
                 ExecStatus::OutputLimitExceeded
             }
@@ -402,7 +432,32 @@ struct Cold<'a> {
     run: &'a RunDir,
     plan: Option<&'a Plan>,
     python: &'a PythonEnv,
+    budget: Budget<'a>,
+}
+
+/// What a run is watched for while it runs: the workspace's budget counted
+/// from `base`, and a cancellation request.
+#[derive(Clone, Copy)]
+struct Budget<'a> {
     base: &'a Usage,
+    cancel: Option<&'a sandmle_core::Cancel>,
+}
+
+/// Why a cancelled run was stopped.
+const CANCELLED: &str = "cancelled: the run's episode was closed (its client left, or the server is stopping)";
+
+impl Budget<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(sandmle_core::Cancel::is_cancelled)
+    }
+
+    /// Why the run must stop now, if it must.
+    fn check(&self, ws: &Path, limits: &Limits) -> Option<String> {
+        if self.cancelled() {
+            return Some(CANCELLED.to_owned());
+        }
+        usage(ws, self.base, limits).over(self.base, limits)
+    }
 }
 
 fn memory_failure(stderr: &str) -> bool {

@@ -30,9 +30,9 @@ use super::python::{CodeSteps, PythonEnv};
 use super::report::{UNSANDBOXED_WARNING, isolation_report};
 use super::warm::{Warm, WarmRun};
 use super::workspace::{PUBLIC_FILES, RunDir, Usage, usage, write_public};
-use super::{Cold, Limits, ProcessExecutor, SandboxMode};
+use super::{Budget, CANCELLED, Cold, Limits, ProcessExecutor, SandboxMode};
 use crate::error::{Error, Result};
-use sandmle_core::{Execution, PublicView, Table, Timings, Workspace};
+use sandmle_core::{ExecStatus, Execution, PublicView, Table, Timings, Workspace};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -55,6 +55,8 @@ pub struct ProcessWorkspace {
     id_column: String,
     /// The image folder of an image task, which `write` never replaces.
     image_dir: Option<String>,
+    /// Stops runs when set ([`Workspace::set_cancel`]).
+    cancel: sandmle_core::Cancel,
 }
 
 impl std::fmt::Debug for ProcessWorkspace {
@@ -120,6 +122,7 @@ impl ProcessExecutor {
             base,
             id_column: view.task.id_column.clone(),
             image_dir: view.task.images.as_ref().map(|i| i.dir.clone()),
+            cancel: sandmle_core::Cancel::new(),
         })
     }
 }
@@ -162,7 +165,8 @@ impl ProcessWorkspace {
         // Whatever a run left here (a link, a directory, a FIFO) goes; the
         // new file is created exclusively, so no link is ever followed.
         if let Ok(meta) = std::fs::symlink_metadata(&path) {
-            let removed = if meta.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            let removed =
+                if meta.is_dir() { sandmle_core::scratch::remove_tree(&path) } else { std::fs::remove_file(&path) };
             removed.map_err(|e| Error::io(&path, e))?;
         }
         let mut file =
@@ -192,6 +196,10 @@ impl ProcessWorkspace {
         (self.python.runs_as(program) && plain && file.len() <= 255 && exists()).then_some(file.as_str())
     }
 
+    fn isolation_now(&self) -> String {
+        isolation_report(self.plan.as_ref(), &self.exec.limits, &self.python, &self.start_description())
+    }
+
     /// How steps start here, for the isolation report.
     fn start_description(&self) -> String {
         match &self.warm {
@@ -204,6 +212,16 @@ impl ProcessWorkspace {
         let start = Instant::now();
         if start.checked_add(timeout).is_none() {
             return Err(Error::Sandbox { reason: format!("timeout {timeout:?} is too long") });
+        }
+        if self.cancel.is_cancelled() {
+            return Ok(Execution {
+                status: ExecStatus::Failed { reason: CANCELLED.to_owned() },
+                submission: None,
+                timings: Timings::default(),
+                stdout_tail: String::new(),
+                stderr_tail: format!("sandmle: {CANCELLED}\n"),
+                isolation: self.isolation_now(),
+            });
         }
         if self.plan.is_none() {
             eprintln!("{UNSANDBOXED_WARNING}");
@@ -218,8 +236,9 @@ impl ProcessWorkspace {
                 Ok(()) => {
                     let begun = Instant::now();
                     let deadline = begun + timeout;
-                    let (ws, base, limits) = (self.run.workspace(), self.base, self.exec.limits);
-                    let watch = || usage(&ws, &base, &limits).over(&base, &limits);
+                    let (ws, limits) = (self.run.workspace(), self.exec.limits);
+                    let budget = Budget { base: &self.base, cancel: Some(&self.cancel) };
+                    let watch = || budget.check(&ws, &limits);
                     match warm.run(&file, deadline, limits.output_tail, watch) {
                         WarmRun::Ran(outcome, tails) => {
                             timings.push("run", begun.elapsed());
@@ -227,7 +246,7 @@ impl ProcessWorkspace {
                             let isolation = isolation_report(self.plan.as_ref(), &limits, &self.python, &how);
                             return Ok(self.exec.conclude(
                                 &ws,
-                                &self.base,
+                                budget,
                                 outcome,
                                 tails,
                                 deadline,
@@ -253,7 +272,8 @@ impl ProcessWorkspace {
         };
         let isolation = isolation_report(self.plan.as_ref(), &self.exec.limits, &self.python, &how);
         let deadline = Instant::now() + timeout;
-        let cold = Cold { run: &self.run, plan: self.plan.as_ref(), python: &self.python, base: &self.base };
+        let budget = Budget { base: &self.base, cancel: Some(&self.cancel) };
+        let cold = Cold { run: &self.run, plan: self.plan.as_ref(), python: &self.python, budget };
         self.exec.run_cold(&cold, command, deadline, &self.id_column, timings, isolation)
     }
 }
@@ -276,6 +296,10 @@ impl Workspace for ProcessWorkspace {
     }
 
     fn isolation(&self) -> String {
-        isolation_report(self.plan.as_ref(), &self.exec.limits, &self.python, &self.start_description())
+        self.isolation_now()
+    }
+
+    fn set_cancel(&mut self, cancel: sandmle_core::Cancel) {
+        self.cancel = cancel;
     }
 }

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use sandmle_core::PublicView;
 use sandmle_core::csv::write_csv;
 use sandmle_core::scratch::{MarkedDir, UNMARKED_GRACE, reclaim_stale};
+use sandmle_core::tree::TreeUsage;
 use std::path::{Path, PathBuf};
 
 /// Files the workspace reserves for public data.
@@ -61,37 +62,55 @@ impl RunDir {
     }
 }
 
+/// Gives the workspace and everything in it to [`HOST_UID`], never
+/// following a link.
 fn chown_tree(path: &Path) -> Result<()> {
+    use nix::fcntl::AtFlags;
+    use nix::unistd::{Gid, Uid, fchownat};
+    let (uid, gid) = (Some(Uid::from_raw(HOST_UID)), Some(Gid::from_raw(HOST_UID)));
     std::os::unix::fs::lchown(path, Some(HOST_UID), Some(HOST_UID)).map_err(|e| Error::io(path, e))?;
-    if std::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?.is_dir() {
-        for entry in std::fs::read_dir(path).map_err(|e| Error::io(path, e))? {
-            chown_tree(&entry.map_err(|e| Error::io(path, e))?.path())?;
-        }
-    }
-    Ok(())
+    let mut failed = None;
+    sandmle_core::tree::for_each_entry(path, COPY_DEPTH, |parent, name, _| {
+        let done = fchownat(parent, name, uid, gid, AtFlags::AT_SYMLINK_NOFOLLOW);
+        failed = done.err();
+        failed.is_none()
+    })
+    .map_err(|e| Error::io(path, e))?;
+    failed.map_or(Ok(()), |e| Err(Error::io(path, std::io::Error::from(e))))
 }
 
+/// How deep a code directory copied into the workspace may nest.
+const COPY_DEPTH: usize = 64;
+
 /// Copies a directory tree (regular files and directories; links are not
-/// followed, so a code directory cannot smuggle in a link to the answers).
-/// At the top level the public file names and `submission.csv` are
-/// reserved.
-pub(super) fn copy_dir(from: &Path, to: &Path, top: bool) -> Result<()> {
-    let entries = std::fs::read_dir(from).map_err(|e| Error::io(from, e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(from, e))?;
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        let kind = entry.file_type().map_err(|e| Error::io(&src, e))?;
-        let name = entry.file_name();
-        if top && (PUBLIC_FILES.iter().any(|f| name == *f) || name == "submission.csv") {
+/// followed, so a code directory cannot smuggle in a link to the answers),
+/// at most [`COPY_DEPTH`] levels deep, without recursion. At the top level
+/// the public file names and `submission.csv` are reserved.
+pub(super) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    let mut stack = vec![(from.to_path_buf(), to.to_path_buf(), 0usize)];
+    while let Some((from, to, depth)) = stack.pop() {
+        if depth >= COPY_DEPTH {
             return Err(Error::Sandbox {
-                reason: format!("the code directory holds {}, a name the workspace reserves", src.display()),
+                reason: format!("the code directory nests deeper than {COPY_DEPTH} levels at {}", from.display()),
             });
         }
-        if kind.is_dir() {
-            std::fs::create_dir(&dst).map_err(|e| Error::io(&dst, e))?;
-            copy_dir(&src, &dst, false)?;
-        } else if kind.is_file() {
-            std::fs::copy(&src, &dst).map_err(|e| Error::io(&src, e))?;
+        let entries = std::fs::read_dir(&from).map_err(|e| Error::io(&from, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&from, e))?;
+            let (src, dst) = (entry.path(), to.join(entry.file_name()));
+            let kind = entry.file_type().map_err(|e| Error::io(&src, e))?;
+            let name = entry.file_name();
+            if depth == 0 && (PUBLIC_FILES.iter().any(|f| name == *f) || name == "submission.csv") {
+                return Err(Error::Sandbox {
+                    reason: format!("the code directory holds {}, a name the workspace reserves", src.display()),
+                });
+            }
+            if kind.is_dir() {
+                std::fs::create_dir(&dst).map_err(|e| Error::io(&dst, e))?;
+                stack.push((src, dst, depth + 1));
+            } else if kind.is_file() {
+                std::fs::copy(&src, &dst).map_err(|e| Error::io(&src, e))?;
+            }
         }
     }
     Ok(())
@@ -122,17 +141,13 @@ pub(super) fn write_public(view: &PublicView<'_>, ws: &Path) -> Result<()> {
 
 /// What the workspace holds, as far as it was counted.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Usage {
-    /// Bytes allocated on disk (sparse files count what they use).
-    pub bytes: u64,
-    /// Files, directories and other entries.
-    pub entries: u64,
-}
+pub(super) struct Usage(TreeUsage);
 
 impl Usage {
     /// The reason the workspace grew past its budget since `base`, if it did.
     pub fn over(&self, base: &Usage, limits: &Limits) -> Option<String> {
-        let (bytes, entries) = (self.bytes.saturating_sub(base.bytes), self.entries.saturating_sub(base.entries));
+        let (now, base) = (&self.0, &base.0);
+        let (bytes, entries) = (now.bytes.saturating_sub(base.bytes), now.entries.saturating_sub(base.entries));
         if bytes > limits.workspace_bytes {
             Some(format!(
                 "the program wrote more than the workspace budget of {} bytes ({bytes} bytes seen)",
@@ -140,6 +155,16 @@ impl Usage {
             ))
         } else if entries > limits.workspace_files {
             Some(format!("the program created more than the workspace budget of {} files", limits.workspace_files))
+        } else if now.too_deep {
+            Some(format!(
+                "the program nested directories deeper than the workspace budget of {} levels",
+                limits.workspace_depth
+            ))
+        } else if now.unreadable > base.unreadable {
+            Some(
+                "the program made a directory of its workspace that cannot be read, so its size cannot be counted"
+                    .into(),
+            )
         } else {
             None
         }
@@ -148,46 +173,25 @@ impl Usage {
 
 /// Measures the workspace, stopping as soon as it is over budget since
 /// `base` (so a directory of millions of files costs no more than the
-/// budget to scan). The walk is iterative: no nesting depth overflows it.
+/// budget to scan). The walk is descriptor-relative and iterative
+/// ([`sandmle_core::tree::measure`]): no nesting depth overflows it and no
+/// path length hides a file from it; nesting past the depth budget is
+/// itself over budget.
 pub(super) fn usage(dir: &Path, base: &Usage, limits: &Limits) -> Usage {
-    use std::os::unix::fs::MetadataExt;
-    let mut u = Usage::default();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for entry in entries.flatten() {
-            u.entries += 1;
-            if let Ok(meta) = entry.metadata() {
-                u.bytes = u.bytes.saturating_add(meta.blocks().saturating_mul(512));
-                if meta.is_dir() {
-                    stack.push(entry.path());
-                }
-            }
-            if u.over(base, limits).is_some() {
-                return u;
-            }
-        }
-    }
-    u
+    let max_depth = limits.workspace_depth.max(base.0.depth);
+    Usage(sandmle_core::tree::measure(dir, max_depth, |u| Usage(*u).over(base, limits).is_some()))
 }
 
 /// `true` if some file in the workspace stopped at the file-size limit
 /// (looking at no more than `max_entries` entries).
-pub(super) fn reached_size_limit(dir: &Path, limit: u64, max_entries: u64) -> bool {
-    let mut stack = vec![dir.to_path_buf()];
-    let mut seen = 0u64;
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            seen += 1;
-            if seen > max_entries {
-                return false;
-            }
-            match e.file_type() {
-                Ok(t) if t.is_dir() => stack.push(e.path()),
-                Ok(t) if t.is_file() && e.metadata().is_ok_and(|m| m.len() >= limit) => return true,
-                _ => {}
-            }
-        }
-    }
-    false
+pub(super) fn reached_size_limit(dir: &Path, limit: u64, max_entries: u64, max_depth: usize) -> bool {
+    let (mut seen, mut reached) = (0u64, false);
+    let _ = sandmle_core::tree::for_each_entry(dir, max_depth, |_, _, st| {
+        seen += 1;
+        use nix::sys::stat::SFlag;
+        let regular = SFlag::from_bits_truncate(st.st_mode & SFlag::S_IFMT.bits()) == SFlag::S_IFREG;
+        reached = regular && u64::try_from(st.st_size).is_ok_and(|size| size >= limit);
+        !reached && seen <= max_entries
+    });
+    reached
 }

@@ -132,7 +132,7 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let dirs = env_dirs(a.envs.as_deref(), a.index.as_deref())?;
     let backends = sandmle::rl_backends_with(step, a.unsandboxed, a.python.settings());
     let episode = EpisodeConfig { tools, step_timeout: step, ..EpisodeConfig::default() };
-    let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed: a.seed };
+    let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed: a.seed, cancel: None };
     let bar = (!g.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(dirs.len() as u64);
         bar.set_style(

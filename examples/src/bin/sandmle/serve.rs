@@ -6,7 +6,9 @@
 use crate::Globals;
 use crate::output::{Failure, Kind, print_json, say};
 use clap::Args;
+use sandmle::serve::endpoint::Endpoint;
 use sandmle::serve::{Catalog, ServeConfig};
+use sandmle_core::bounded;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -29,6 +31,14 @@ pub struct ServeArgs {
     /// The most sessions at once; one more is refused with CAPACITY_REACHED.
     #[arg(long = "max-sessions", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     max_sessions: u64,
+    /// The most connections open at once (idle HTTP and WebSocket
+    /// together); one more is closed at once.
+    #[arg(long = "max-connections", default_value_t = 512, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+    max_connections: u64,
+    /// Seconds a request's headers may take to arrive (and an idle
+    /// kept-alive HTTP connection may wait).
+    #[arg(long = "header-timeout", default_value_t = 10.0)]
+    header_timeout: f64,
     /// Seconds without a message after which a session is closed.
     #[arg(long = "idle-timeout", default_value_t = 600.0)]
     idle_timeout: f64,
@@ -38,8 +48,9 @@ pub struct ServeArgs {
     /// Wall-clock limit of one step in seconds (reset options may lower it).
     #[arg(long = "step-timeout", default_value_t = 300.0)]
     step_timeout: f64,
-    /// A URL prefix of model servers `run_group` requests may name
-    /// (repeatable); loopback addresses are always allowed.
+    /// A model server `run_group` requests may name (repeatable): its
+    /// scheme, host and port, and the path prefix below which they may
+    /// call; loopback addresses are always allowed.
     #[arg(long = "allow-endpoint")]
     allow_endpoint: Vec<String>,
     /// Run programs WITHOUT a sandbox: trusted code only.
@@ -57,19 +68,31 @@ fn seconds(name: &str, s: f64) -> Result<Duration, Failure> {
 }
 
 pub fn serve(a: &ServeArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    let allowed = a
+        .allow_endpoint
+        .iter()
+        .map(|url| {
+            Endpoint::parse(url).map_err(|why| Failure::usage(format!("--allow-endpoint `{}`: {why}", bounded(url))))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let config = ServeConfig {
         max_sessions: a.max_sessions as usize,
+        max_connections: a.max_connections as usize,
+        header_timeout: seconds("header-timeout", a.header_timeout)?,
         idle_timeout: seconds("idle-timeout", a.idle_timeout)?,
         max_message_bytes: a.max_message_bytes as usize,
         step_timeout: seconds("step-timeout", a.step_timeout)?,
-        allowed_endpoints: a.allow_endpoint.clone(),
+        allowed_endpoints: allowed,
     };
-    if let Some(bad) = a.allow_endpoint.iter().find(|p| !(p.starts_with("http://") || p.starts_with("https://"))) {
-        return Err(Failure::usage(format!("--allow-endpoint `{bad}`: an http:// or https:// URL prefix")));
-    }
+    open_files(&config)?;
     let dirs = crate::rollout::env_dirs(a.envs.as_deref(), a.index.as_deref())?;
     let catalog = Catalog::load(&dirs).map_err(|e| Failure::broken(e.to_string()))?;
     let backends = sandmle::rl_backends_with(config.step_timeout, a.unsandboxed, a.python.settings());
+    // A crashed predecessor's workspaces go before the first session.
+    let reclaimed = sandmle_exec::reclaim_stale_runs();
+    if reclaimed > 0 {
+        eprintln!("{}", serde_json::json!({"event": "reclaimed", "workspaces": reclaimed}));
+    }
     if a.unsandboxed {
         eprintln!("warning: --unsandboxed: agent programs run WITHOUT isolation");
     }
@@ -100,6 +123,42 @@ pub fn serve(a: &ServeArgs, g: &Globals) -> Result<ExitCode, Failure> {
             .map_err(|e| Failure::new(Kind::System, e.to_string()))
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Descriptors a session may hold at once: its workspace, its sandbox's
+/// pipes and sockets, and the workspace budget's walk (one per level).
+const FILES_PER_SESSION: u64 = 96;
+
+/// Raises this process's soft limit on open files to what the caps need
+/// (at most the hard limit), as servers do, so that the caps and not the
+/// descriptor table bound the server.
+///
+/// # Errors
+/// A usage failure when even the hard limit is too low for the caps.
+#[cfg(target_os = "linux")]
+fn open_files(config: &ServeConfig) -> Result<(), Failure> {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let need = (config.max_connections as u64)
+        .saturating_add((config.max_sessions as u64).saturating_mul(FILES_PER_SESSION))
+        .saturating_add(128);
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else { return Ok(()) };
+    if soft >= need {
+        return Ok(());
+    }
+    if hard < need {
+        return Err(Failure::usage(format!(
+            "--max-connections {} and --max-sessions {} need {need} open files, but the hard limit is {hard} \
+             (ulimit -Hn): lower them or raise the limit",
+            config.max_connections, config.max_sessions
+        )));
+    }
+    setrlimit(Resource::RLIMIT_NOFILE, need, hard)
+        .map_err(|e| Failure::new(Kind::System, format!("raising the open-file limit to {need}: {e}")))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_files(_: &ServeConfig) -> Result<(), Failure> {
+    Ok(())
 }
 
 /// Ctrl-C or SIGTERM.

@@ -15,8 +15,9 @@
 //! the shim, so the tree can move) and prints exactly one JSON object —
 //! the evaluator keys of the design's §4 — on stdout. It exits 0 for a
 //! graded submission, 1 for an invalid one, and 2 (still printing one
-//! object, with `error`) only when grading itself cannot run (no `sandmle`
-//! binary, a broken environment). The binary is `$SANDMLE_BIN`, else the
+//! object, with `error`) when grading itself cannot run (no `sandmle`
+//! binary, a broken environment) or its arguments are bad. A submission
+//! named `-x.csv` is passed on as a path (`--submission_path=-x.csv`). The binary is `$SANDMLE_BIN`, else the
 //! one that wrote the export. Gzip-stored tables are written decompressed,
 //! as the release reads plain `.csv` files.
 
@@ -59,11 +60,19 @@ def fail(message):
     return 2
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad arguments get the one JSON object too, not argparse's usage text."""
+
+    def error(self, message):
+        sys.exit(fail(f"bad arguments: {{message}}"))
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = Parser(description=__doc__)
     parser.add_argument("--submission_path", default="submission.csv")
     args = parser.parse_args()
-    cmd = [SANDMLE, "--json", "evaluate", "--env", str(PRIVATE), "--submission_path", args.submission_path]
+    # `--submission_path=P`: a file whose name starts with `-` stays a path.
+    cmd = [SANDMLE, "--json", "evaluate", "--env", str(PRIVATE), "--submission_path=" + args.submission_path]
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.SubprocessError) as e:
