@@ -287,3 +287,31 @@ fn door_5_files_past_path_max_count_against_the_workspace_budget() {
         assert!(out.stderr_tail.contains("workspace budget of 41943040 bytes"), "{mode}: {}", out.stderr_tail);
     }
 }
+
+/// A folder made unreadable (`chmod 000`) hid what it held from the
+/// budget; links, looping or pointing out, must neither stall the walks
+/// nor lead them out of the workspace.
+#[test]
+fn door_5_chmod_000_folders_and_link_loops_neither_hide_nor_mislead() {
+    let limits = Limits { workspace_bytes: 40 << 20, file_size: 30 << 20, ..Limits::default() };
+    let hidden = "mkdir -p locked/inner && head -c 25000000 /dev/zero > locked/inner/a && \
+                  head -c 25000000 /dev/zero > locked/inner/b && chmod 000 locked/inner locked && sleep 2\n\
+                  cp sample_submission.csv submission.csv\n";
+    let links = "ln -s . loop && ln -s / root && ln -s .. up && mkdir d && ln -s ../d d/back && sleep 1\n\
+                 cp sample_submission.csv submission.csv\n";
+    let mut runs = vec![
+        ("unsandboxed", "hidden", exec(SandboxMode::Unsandboxed, limits, hidden)),
+        ("unsandboxed", "links", exec(SandboxMode::Unsandboxed, limits, links)),
+    ];
+    if bwrap_or_skip() {
+        for start in STARTS {
+            runs.push(("sandboxed", "hidden", sandboxed(start, limits, hidden)));
+            runs.push(("sandboxed", "links", sandboxed(start, limits, links)));
+        }
+    }
+    for (mode, which, out) in runs {
+        let expected = if which == "hidden" { ExecStatus::OutputLimitExceeded } else { ExecStatus::Completed };
+        assert_eq!(out.status, expected, "{mode} {which}: {}", out.stderr_tail);
+    }
+    assert!(leftovers_holding("locked").is_empty() && leftovers_holding("loop").is_empty());
+}
