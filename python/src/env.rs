@@ -62,36 +62,11 @@ impl Env {
     }
 }
 
-fn step_info(step: &Step) -> Value {
-    let i = &step.info;
-    let mut info = json!({
-        "turn": i.record.turn,
-        "action": i.record.action,
-        "format_ok": i.record.format_ok,
-        "status": i.record.status,
-        "wall_ms": i.record.wall_ms,
-    });
-    if let Some(g) = &i.record.grade {
-        info["grade"] = crate::jobs::evaluator_json(g);
-    }
-    if let Some(t) = i.termination {
-        info["termination"] = json!(t);
-    }
-    if let Some(total) = &i.total {
-        info["total_reward"] = json!(total.value);
-        info["reward_breakdown"] = json!(total.breakdown);
-    }
-    if let Some(g) = &i.final_grade {
-        info["final_grade"] = crate::jobs::evaluator_json(g);
-    }
-    info
-}
-
 type StepTuple<'py> = (Bound<'py, PyAny>, f64, bool, bool, Bound<'py, PyAny>);
 
 fn step_tuple<'py>(py: Python<'py>, step: &Step) -> PyResult<StepTuple<'py>> {
     let messages = serialize_to_py(py, &step.observation)?;
-    let info = to_py(py, &step_info(step))?;
+    let info = serialize_to_py(py, &step.info)?;
     Ok((messages, step.reward, step.terminated, step.truncated, info))
 }
 

@@ -13,9 +13,7 @@ use std::path::{Path, PathBuf};
 /// The evaluator's JSON of a report: the keys `sandmle evaluate --json`
 /// prints (SandMLE's `evaluator.py` contract, MLE-bench's report, `medal`).
 pub fn evaluator_json(report: &GradeReport) -> Value {
-    let mut v = serde_json::to_value(report).unwrap_or_else(|_| json!({}));
-    v["medal"] = json!(report.medal());
-    v
+    serde_json::to_value(report.view()).unwrap_or_else(|_| json!({}))
 }
 
 /// Runs `f` in a pool of `threads` threads (all cores when `None`).

@@ -33,19 +33,50 @@ pub struct RewardInput<'a> {
     pub thresholds: &'a Thresholds,
 }
 
+/// One named part of a reward: its weight, its value (an indicator or a
+/// rate in `[0, 1]`), and what it adds to the reward (`weight × value`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct RewardComponent {
+    /// The most the component can add.
+    pub weight: f64,
+    /// Where it stands, in `[0, 1]`.
+    pub value: f64,
+    /// `weight × value`.
+    pub reward: f64,
+}
+
 /// A reward's value and its parts.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RewardValue {
     /// The reward.
     pub value: f64,
-    /// Its terms by name (they sum to `value`).
+    /// Its terms by name (they sum to `value`); a scheme may group
+    /// components into one term (`released_dense`'s `tier`).
     pub breakdown: BTreeMap<String, f64>,
+    /// Every component by name, with its weight (they sum to `value`).
+    #[serde(default)]
+    pub components: BTreeMap<String, RewardComponent>,
 }
 
 impl RewardValue {
-    fn from_terms(terms: &[(&str, f64)]) -> Self {
-        let breakdown: BTreeMap<String, f64> = terms.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
-        RewardValue { value: terms.iter().map(|(_, v)| v).sum(), breakdown }
+    /// A reward from `(name, term, weight, value)` components: each adds
+    /// `weight × value`, and the breakdown sums them by term.
+    fn from_components(parts: &[(&str, &str, f64, f64)]) -> Self {
+        let mut breakdown: BTreeMap<String, f64> = BTreeMap::new();
+        let mut components = BTreeMap::new();
+        let mut value = 0.0;
+        for &(name, term, weight, v) in parts {
+            let reward = weight * v;
+            *breakdown.entry(term.to_owned()).or_insert(0.0) += reward;
+            components.insert(name.to_owned(), RewardComponent { weight, value: v, reward });
+            value += reward;
+        }
+        RewardValue { value, breakdown, components }
+    }
+
+    /// The weight of every component, by name.
+    pub fn weights(&self) -> BTreeMap<String, f64> {
+        self.components.iter().map(|(k, c)| (k.clone(), c.weight)).collect()
     }
 }
 
@@ -93,21 +124,15 @@ impl Reward for ReleasedDense {
     }
     fn reward(&self, input: &RewardInput<'_>) -> RewardValue {
         let [gold, silver, bronze, median] = tiers(input.grade, input.thresholds);
-        let tier = if gold {
-            0.7
-        } else if silver {
-            0.6
-        } else if bronze {
-            0.5
-        } else if median {
-            0.1
-        } else {
-            0.0
-        };
-        RewardValue::from_terms(&[
-            ("valid", 0.2 * flag(valid(input))),
-            ("tier", tier),
-            ("format", 0.1 * input.format_rate),
+        // One tier: the highest reached (the flags are inclusive).
+        let (silver, bronze, median) = (silver && !gold, bronze && !silver, median && !bronze);
+        RewardValue::from_components(&[
+            ("valid", "valid", 0.2, flag(valid(input))),
+            ("gold", "tier", 0.7, flag(gold)),
+            ("silver", "tier", 0.6, flag(silver)),
+            ("bronze", "tier", 0.5, flag(bronze)),
+            ("median", "tier", 0.1, flag(median)),
+            ("format", "format", 0.1, input.format_rate),
         ])
     }
 }
@@ -122,13 +147,13 @@ impl Reward for PaperDense {
     }
     fn reward(&self, input: &RewardInput<'_>) -> RewardValue {
         let [gold, silver, bronze, median] = tiers(input.grade, input.thresholds);
-        RewardValue::from_terms(&[
-            ("format", 0.1 * input.format_rate),
-            ("executed", 0.3 * flag(valid(input))),
-            ("median", 0.1 * flag(median)),
-            ("bronze", 0.2 * flag(bronze)),
-            ("silver", 0.2 * flag(silver)),
-            ("gold", 0.1 * flag(gold)),
+        RewardValue::from_components(&[
+            ("format", "format", 0.1, input.format_rate),
+            ("executed", "executed", 0.3, flag(valid(input))),
+            ("median", "median", 0.1, flag(median)),
+            ("bronze", "bronze", 0.2, flag(bronze)),
+            ("silver", "silver", 0.2, flag(silver)),
+            ("gold", "gold", 0.1, flag(gold)),
         ])
     }
 }
@@ -143,7 +168,7 @@ impl Reward for Sparse {
     }
     fn reward(&self, input: &RewardInput<'_>) -> RewardValue {
         let [gold, ..] = tiers(input.grade, input.thresholds);
-        RewardValue::from_terms(&[("format", 0.1 * input.format_rate), ("gold", 0.9 * flag(gold))])
+        RewardValue::from_components(&[("format", "format", 0.1, input.format_rate), ("gold", "gold", 0.9, flag(gold))])
     }
 }
 
@@ -157,7 +182,10 @@ impl Reward for HumanRank {
     }
     fn reward(&self, input: &RewardInput<'_>) -> RewardValue {
         let rank = input.grade.filter(|g| g.valid_submission).and_then(|g| g.human_rank).unwrap_or(0.0);
-        RewardValue::from_terms(&[("format", 0.1 * input.format_rate), ("human_rank", 0.9 * rank)])
+        RewardValue::from_components(&[
+            ("format", "format", 0.1, input.format_rate),
+            ("human_rank", "human_rank", 0.9, rank),
+        ])
     }
 }
 

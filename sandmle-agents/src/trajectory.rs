@@ -8,7 +8,7 @@
 //! | `group_id`, `task_id`, `env_version`, `rollout_idx`, `seed` | where it comes from |
 //! | `codec`, `tools` | the format and the tool schemas (OpenAI function shape) |
 //! | `prompt`, `completion` | messages; the completion verbatim (`<think>` kept). `prompt + completion` is the `messages` row an SFT trainer wants |
-//! | `reward`, `reward_scheme`, `reward_breakdown` | the episode's reward and its terms |
+//! | `reward`, `reward_scheme`, `reward_breakdown`, `reward_components` | the episode's reward, its terms, and its components (`{name: {weight, value, reward}}`) |
 //! | `advantage`, `advantage_estimator`, `group_size`, `group_flags` | filled in by the group (`singleton`, `all_equal`) |
 //! | `termination`, `truncated` | why it ended |
 //! | `masked`, `timed_out_code_steps`, `code_steps` | more than 20 % of code steps timed out (SandMLE masks those), or the policy failed |
@@ -132,6 +132,9 @@ pub struct Trajectory {
     pub reward_scheme: String,
     /// Its terms.
     pub reward_breakdown: BTreeMap<String, f64>,
+    /// Its components with their weights and values.
+    #[serde(default)]
+    pub reward_components: BTreeMap<String, crate::reward::RewardComponent>,
     /// The advantage (0 until the group sets it).
     pub advantage: f64,
     /// `grpo`, `dr_grpo` or `rloo`.
@@ -205,6 +208,7 @@ impl Trajectory {
             reward: value.value,
             reward_scheme: ep.reward_name().to_owned(),
             reward_breakdown: value.breakdown.clone(),
+            reward_components: value.components.clone(),
             advantage: 0.0,
             advantage_estimator: String::new(),
             group_size: 1,
@@ -236,7 +240,7 @@ impl Trajectory {
 }
 
 /// The top-level fields every `sandmle.trajectory/v1` line has.
-pub const FIELDS: [&str; 26] = [
+pub const FIELDS: [&str; 27] = [
     "schema",
     "episode_id",
     "group_id",
@@ -251,6 +255,7 @@ pub const FIELDS: [&str; 26] = [
     "reward",
     "reward_scheme",
     "reward_breakdown",
+    "reward_components",
     "advantage",
     "advantage_estimator",
     "group_size",

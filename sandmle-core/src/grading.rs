@@ -262,7 +262,25 @@ pub struct GradeReport {
     pub error: Option<String>,
 }
 
+/// The one JSON view of a grade every front end prints (`sandmle evaluate
+/// --json`, the server's step info, the Python package): the report's keys
+/// — SandMLE's `evaluator.py` contract and MLE-bench's report — and the
+/// medal by name.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GradeView<'a> {
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a GradeReport,
+    /// `"gold"`, `"silver"`, `"bronze"` or `null`.
+    pub medal: Option<Medal>,
+}
+
 impl GradeReport {
+    /// The report's JSON view, with its medal by name.
+    pub fn view(&self) -> GradeView<'_> {
+        GradeView { report: self, medal: self.medal() }
+    }
+
     /// A report for an invalid submission.
     pub fn invalid(direction: Direction, thresholds: Option<&Thresholds>, error: impl Into<String>) -> Self {
         GradeReport {

@@ -86,7 +86,8 @@ pub use fsutil::{
     sha256_hex, write_atomic,
 };
 pub use grading::{
-    GradeReport, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank, round5,
+    GradeReport, GradeView, GradingSpec, Leaderboard, LeaderboardEntry, Medal, SubmissionRules, Thresholds, human_rank,
+    round5,
 };
 pub use id_index::{IdIndex, IdIndexError};
 pub use images::{

@@ -89,8 +89,10 @@ pub mod endpoint;
 pub mod group;
 mod http;
 mod listen;
+pub mod mcp;
 pub mod protocol;
 mod session;
+pub mod tasks;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -217,16 +219,33 @@ impl Catalog {
     }
 
     /// The environment named by `task_id` (content id or directory name),
-    /// or else the `draw`-th (modulo the count).
-    fn pick(&self, task_id: Option<&str>, draw: u64) -> Result<&Task, WireError> {
+    /// or else the `draw`-th (modulo the count) of `split`'s or of all.
+    fn pick(&self, task_id: Option<&str>, split: Option<&str>, draw: u64) -> Result<&Task, WireError> {
+        let invalid = |m: String| WireError::new(ErrorCode::ValidationError, m);
+        if let Some(s) = split
+            && !tasks::SPLITS.contains(&s)
+        {
+            return Err(invalid(format!("split: one of {}", tasks::SPLITS.join(", "))));
+        }
         match task_id {
-            Some(id) => self.tasks.iter().find(|(n, t)| t.id() == id || n == id).map(|(_, t)| t).ok_or_else(|| {
-                WireError::new(ErrorCode::ValidationError, format!("task_id `{id}`: no such environment"))
-            }),
+            Some(id) => self
+                .tasks
+                .iter()
+                .find(|(n, t)| t.id() == id || n == id)
+                .map(|(_, t)| t)
+                .ok_or_else(|| invalid(format!("task_id `{id}`: no such environment"))),
             None => {
-                let n = self.tasks.len() as u64;
+                let pool: Vec<&Task> = self
+                    .tasks
+                    .iter()
+                    .map(|(_, t)| t)
+                    .filter(|t| split.is_none_or(|s| tasks::split_of(t.id()) == s))
+                    .collect();
+                let n = pool.len() as u64;
                 let i = usize::try_from(draw % n.max(1)).unwrap_or(0);
-                self.tasks.get(i).map(|(_, t)| t).ok_or_else(|| WireError::new(ErrorCode::FactoryError, "empty"))
+                pool.get(i)
+                    .copied()
+                    .ok_or_else(|| invalid(format!("split `{}`: no environment in it", split.unwrap_or(""))))
             }
         }
     }
@@ -252,6 +271,7 @@ struct Shared {
     shutdown: watch::Receiver<bool>,
     next_session: AtomicU64,
     next_draw: AtomicU64,
+    mcp: mcp::McpSessions,
 }
 
 impl Shared {
@@ -266,7 +286,7 @@ impl Shared {
             Some(seed) => mix(seed),
             None => self.next_draw.fetch_add(1, Ordering::Relaxed),
         };
-        let task = self.catalog.pick(opts.task_id.as_deref(), draw)?.clone();
+        let task = self.catalog.pick(opts.task_id.as_deref(), opts.split.as_deref(), draw)?.clone();
         let codec_name = opts.codec.as_deref().unwrap_or("sandmle_react");
         let codec = codec_by_name(codec_name).ok_or_else(|| invalid(format!("codec: one of {}", CODECS.join(", "))))?;
         let reward_name = opts.reward.as_deref().unwrap_or("released_dense");
@@ -394,7 +414,9 @@ pub async fn serve(
         shutdown: rx.clone(),
         next_session: AtomicU64::new(1),
         next_draw: AtomicU64::new(0),
+        mcp: mcp::McpSessions::default(),
     });
+    let reaper = tokio::spawn(mcp::reaper(Arc::clone(&shared)));
     let app = router(shared);
     let serving = listen::serve_connections(listener, app, limits, rx);
     tokio::pin!(serving, shutdown);
@@ -408,6 +430,7 @@ pub async fn serve(
     };
     // Sessions see the flag (it stays set once the sender is gone).
     let _ = tx.send(true);
+    let _ = reaper.await;
     // Every session holds a permit until its workspace is gone.
     let _ = sessions.acquire_many(u32::try_from(max).unwrap_or(u32::MAX)).await;
     result.map_err(ServeError::Io)
@@ -422,9 +445,11 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/schema", get(|| async { axum::Json(protocol::schemas()) }))
         .route("/openapi.json", get(|| async { axum::Json(protocol::openapi()) }))
         .route("/state", get(|| async { axum::Json(protocol::state_payload(None, None)) }))
+        .route("/tasks", get(tasks::http_tasks))
         .route("/reset", post(http::http_reset))
         .route("/step", post(http::http_step))
         .route("/run_group", post(http::http_run_group))
+        .route("/mcp", post(mcp::http_mcp))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(shared)
 }

@@ -78,6 +78,10 @@ pub struct ResetOptions {
     /// An environment by its content id or its directory's name.
     #[serde(default, alias = "env_id")]
     pub task_id: Option<String>,
+    /// Without `task_id`: draw the environment from this split (`train`,
+    /// `validation` or `test`; see `GET /tasks`).
+    #[serde(default)]
+    pub split: Option<String>,
     /// The codec (`sandmle_react`, `hermes_json`, `openai_tools`).
     #[serde(default)]
     pub codec: Option<String>,
@@ -194,31 +198,10 @@ pub fn reset_payload(reset: &Reset, episode_id: &str) -> Value {
 /// gymnasium's `terminated`/`truncated` and the step's info inside the
 /// observation.
 pub fn step_payload(step: &Step) -> Value {
-    let i = &step.info;
-    let mut info = json!({
-        "turn": i.record.turn,
-        "action": i.record.action,
-        "format_ok": i.record.format_ok,
-        "status": i.record.status,
-        "wall_ms": i.record.wall_ms,
-    });
-    if let Some(g) = &i.record.grade {
-        info["grade"] = json!(g);
-    }
-    if let Some(t) = i.termination {
-        info["termination"] = json!(t);
-    }
-    if let Some(total) = &i.total {
-        info["total_reward"] = json!(total.value);
-        info["reward_breakdown"] = json!(total.breakdown);
-    }
-    if let Some(g) = &i.final_grade {
-        info["final_grade"] = json!(g);
-    }
     json!({
         "observation": {
             "messages": step.observation,
-            "info": info,
+            "info": step.info,
             "terminated": step.terminated,
             "truncated": step.truncated,
         },
@@ -352,7 +335,7 @@ pub fn openapi() -> Value {
     json!({
         "openapi": "3.1.0",
         "info": {"title": "sandmle serve", "version": env!("CARGO_PKG_VERSION"),
-                 "description": "SandMLE micro-environments over OpenEnv's protocol. Episodes run over the WebSocket /ws; HTTP /reset and /step are stateless (a fresh environment per call)."},
+                 "description": "SandMLE micro-environments over OpenEnv's protocol. Episodes run over the WebSocket /ws (or MCP sessions on /mcp); HTTP /reset and /step are stateless (a fresh environment per call)."},
         "paths": {
             "/health": {"get": {"summary": "Health check", "responses": {"200": json_body(json!({"type": "object", "properties": {"status": {"type": "string", "enum": ["healthy"]}}}))}}},
             "/metadata": {"get": {"summary": "Environment metadata", "responses": {"200": json_body(json!({"type": "object"}))}}},
@@ -371,6 +354,11 @@ pub fn openapi() -> Value {
                                         "estimator": {"type": "string", "enum": ["grpo", "dr_grpo", "rloo"]}}, "required": ["n"]})),
                                     "responses": {"200": json_body(json!({"type": "object", "properties": {"trajectories": {"type": "array"}, "advantages": {"type": "array"}, "rewards": {"type": "array"}}})),
                                                   "422": {"description": "Invalid request"}, "503": {"description": "The group does not fit under max_sessions"}}}},
+            "/tasks": {"get": {"summary": "The environments served, in order, with their split, modality, metric and difficulty (never answers or thresholds); ?split=train|validation|test lists one split",
+                               "responses": {"200": json_body(json!({"type": "object", "properties": {"num_tasks": {"type": "integer"}, "tasks": {"type": "array"}}}))}}},
+            "/mcp": {"post": {"summary": "JSON-RPC 2.0: initialize, ping, openenv/session/create|close, tools/list, tools/call (the episode's tools and Finish)",
+                              "requestBody": json_body(json!({"type": "object", "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "params": {"type": "object"}, "id": {"type": ["string", "integer", "null"]}}})),
+                              "responses": {"200": json_body(json!({"type": "object", "properties": {"jsonrpc": {"const": "2.0"}, "id": {}, "result": {}, "error": {"type": "object"}}})), "202": {"description": "A notification, accepted"}}}},
             "/ws": {"get": {"summary": "WebSocket: one episode per connection; {type: reset|step|state|run_group|close, data} in, {type: observation|state|group|error, data} out",
                             "responses": {"101": {"description": "Switching protocols"}}}}
         }

@@ -3,6 +3,8 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod serve;
+
 use std::process::{Command, Output};
 
 /// Runs `sandmle` with `args` (and `RAYON_NUM_THREADS=threads`).

@@ -71,7 +71,13 @@ pub struct Reset {
     pub info: serde_json::Value,
 }
 
-/// What a step's info carries besides the record.
+/// What a step's info carries besides the record. Its JSON (`Serialize`)
+/// is the one step info every front end sends — the server's observation,
+/// the Python package's `info`: the record's `turn`, `action`,
+/// `format_ok`, `status`, `wall_ms` and `grade`, then `termination`,
+/// `total_reward`, `reward_breakdown`, `reward_components` and
+/// `final_grade` where they apply; grades in their evaluator view
+/// ([`sandmle_core::GradeView`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepInfo {
     /// The step's record.
@@ -80,8 +86,52 @@ pub struct StepInfo {
     pub termination: Option<Termination>,
     /// On the last step: the absolute episode reward and its breakdown.
     pub total: Option<RewardValue>,
+    /// The reward of the episode so far, with its components and their
+    /// weights: on every step with delta rewards, on the last step with
+    /// terminal ones.
+    pub current: Option<RewardValue>,
     /// On the last step: the graded submission's report.
     pub final_grade: Option<GradeReport>,
+}
+
+impl Serialize for StepInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            turn: u32,
+            action: &'a str,
+            format_ok: bool,
+            status: &'a str,
+            wall_ms: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            grade: Option<sandmle_core::GradeView<'a>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            termination: Option<Termination>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            total_reward: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            reward_breakdown: Option<&'a std::collections::BTreeMap<String, f64>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            reward_components: Option<&'a std::collections::BTreeMap<String, crate::reward::RewardComponent>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            final_grade: Option<sandmle_core::GradeView<'a>>,
+        }
+        let r = &self.record;
+        Wire {
+            turn: r.turn,
+            action: &r.action,
+            format_ok: r.format_ok,
+            status: &r.status,
+            wall_ms: r.wall_ms,
+            grade: r.grade.as_ref().map(GradeReport::view),
+            termination: self.termination,
+            total_reward: self.total.as_ref().map(|t| t.value),
+            reward_breakdown: self.total.as_ref().map(|t| &t.breakdown),
+            reward_components: self.current.as_ref().map(|c| &c.components),
+            final_grade: self.final_grade.as_ref().map(GradeReport::view),
+        }
+        .serialize(serializer)
+    }
 }
 
 /// What a step returns, gymnasium-style.
@@ -240,7 +290,14 @@ impl Episode {
             "max_turns": c.max_turns,
             "step_timeout_s": c.step_timeout.as_secs_f64(),
             "episode_time_s": c.episode_time.as_secs_f64(),
+            "reward_weights": self.reward_weights(),
         })
+    }
+
+    /// The weight of each of the reward scheme's components.
+    pub fn reward_weights(&self) -> std::collections::BTreeMap<String, f64> {
+        let input = RewardInput { format_rate: 0.0, grade: None, thresholds: self.task.thresholds() };
+        self.reward.reward(&input).weights()
     }
 
     /// One step from the assistant's raw text.
@@ -328,6 +385,7 @@ impl Episode {
             (RewardMode::Terminal, Some(t)) if final_step => t.value,
             _ => 0.0,
         };
+        let current = total.clone();
         let wall = step_start.elapsed();
         self.env_time += wall;
         let record = StepRecord { turn, action, format_ok: format, status, wall_ms: millis(wall), reward, grade };
@@ -346,7 +404,7 @@ impl Episode {
             reward,
             terminated: termination.is_some_and(|t| !t.is_truncation()),
             truncated: termination.is_some_and(Termination::is_truncation),
-            info: StepInfo { record, termination, total, final_grade },
+            info: StepInfo { record, termination, total, current, final_grade },
         })
     }
 

@@ -5,8 +5,8 @@ use crate::output::{Failure, fmt_opt, print_json, print_typed, say, to_json};
 use clap::Args;
 use sandmle_core::csv::{ReadOptions, read_csv};
 use sandmle_core::{
-    ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, Medal, MetricSpec,
-    SubmissionRules, TaskKind, TaskSpec,
+    ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, MetricSpec, SubmissionRules,
+    TaskKind, TaskSpec,
 };
 use sandmle_metrics::{Input, StandardGrader, StandardMetric};
 use serde::Serialize;
@@ -22,28 +22,73 @@ pub struct EvaluateArgs {
     /// The submission CSV.
     #[arg(long = "submission_path", alias = "submission-path")]
     submission_path: PathBuf,
+    /// Add the reward of this scheme on the submission (`released_dense`,
+    /// `paper_dense`, `sparse`, `human_rank`): `reward` and
+    /// `reward_components` in the output. There is no transcript, so the
+    /// format term is 0.
+    #[arg(long)]
+    reward: Option<String>,
+    /// With --reward: also write `{"reward", <component>: value, "score",
+    /// "human_rank"}` (flat numbers, Harbor's `reward.json`) to this file,
+    /// whatever the verdict.
+    #[arg(long = "reward-json", requires = "reward")]
+    reward_json: Option<PathBuf>,
+    /// With --reward: also write the reward alone (Harbor's `reward.txt`).
+    #[arg(long = "reward-txt", requires = "reward")]
+    reward_txt: Option<PathBuf>,
 }
 
-/// The evaluator's JSON: the keys of SandMLE's `evaluator.py` contract
-/// (`score`, `is_lower_better`, the four thresholds) and MLE-bench's
-/// report, with the medal by name.
-#[derive(Serialize)]
-pub struct EvaluatorOutput<'a> {
-    #[serde(flatten)]
-    pub report: &'a GradeReport,
-    pub medal: Option<Medal>,
-}
-
-impl<'a> EvaluatorOutput<'a> {
-    pub fn new(report: &'a GradeReport) -> Self {
-        EvaluatorOutput { report, medal: report.medal() }
+/// The reward of `scheme` on `report`, into the output and the files asked
+/// for.
+fn add_reward(
+    a: &EvaluateArgs,
+    scheme: &str,
+    bundle: &GradingBundle,
+    report: &GradeReport,
+    output: &mut serde_json::Value,
+) -> Result<(), Failure> {
+    use sandmle_agents::reward::{REWARD_SCHEMES, RewardInput, reward_by_name};
+    let reward = reward_by_name(scheme)
+        .ok_or_else(|| Failure::usage(format!("--reward: one of {}", REWARD_SCHEMES.join(", "))))?;
+    let thresholds = bundle.spec.require_thresholds().map_err(|e| Failure::broken(e.to_string()))?;
+    let value = reward.reward(&RewardInput { format_rate: 0.0, grade: Some(report), thresholds });
+    output["reward"] = json!(value.value);
+    output["reward_scheme"] = json!(scheme);
+    output["reward_components"] = json!(value.components);
+    let mut flat = serde_json::Map::new();
+    flat.insert("reward".into(), json!(value.value));
+    for (name, c) in &value.components {
+        flat.insert(name.clone(), json!(c.value));
     }
+    flat.insert("valid_submission".into(), json!(if report.valid_submission { 1.0 } else { 0.0 }));
+    if let Some(s) = report.score {
+        flat.insert("score".into(), json!(s));
+    }
+    if let Some(h) = report.human_rank {
+        flat.insert("human_rank".into(), json!(h));
+    }
+    let io = |p: &PathBuf, e: sandmle_core::Error| {
+        Failure::new(crate::output::Kind::System, format!("{}: {e}", p.display()))
+    };
+    if let Some(p) = &a.reward_json {
+        sandmle_core::write_atomic(p, serde_json::Value::Object(flat).to_string().as_bytes()).map_err(|e| io(p, e))?;
+    }
+    if let Some(p) = &a.reward_txt {
+        sandmle_core::write_atomic(p, format!("{}\n", value.value).as_bytes()).map_err(|e| io(p, e))?;
+    }
+    Ok(())
 }
 
 /// Grades a submission file, the environment checked first: a broken
 /// environment is an exit-2 failure naming its file, never a verdict on
 /// the submission.
 pub fn evaluate(a: &EvaluateArgs, g: &Globals) -> Result<ExitCode, Failure> {
+    if let Some(scheme) = &a.reward
+        && sandmle_agents::reward::reward_by_name(scheme).is_none()
+    {
+        let all = sandmle_agents::reward::REWARD_SCHEMES.join(", ");
+        return Err(Failure::usage(format!("--reward: one of {all}, not `{}`", sandmle_core::bounded(scheme))));
+    }
     small_pages();
     let dir = crate::seeds::resolve(&a.env, g)?;
     let bundle = GradingBundle::read(&dir)?;
@@ -56,7 +101,10 @@ pub fn evaluate(a: &EvaluateArgs, g: &Globals) -> Result<ExitCode, Failure> {
     StandardGrader.check(&task).map_err(broken)?;
     bundle.spec.require_thresholds().map_err(broken)?;
     let report = StandardGrader.grade_file(&task, &a.submission_path).map_err(broken)?;
-    let output = to_json(&EvaluatorOutput::new(&report))?;
+    let mut output = to_json(&report.view())?;
+    if let Some(scheme) = &a.reward {
+        add_reward(a, scheme, &bundle, &report, &mut output)?;
+    }
     // The process ends here: the answers and their index (a million rows)
     // are left to the operating system rather than dropped cell by cell and
     // unmapped.

@@ -1,7 +1,6 @@
 //! `run` and `panel`.
 
 use crate::Globals;
-use crate::grading::EvaluatorOutput;
 use crate::output::{Failure, Kind, print_json, say, to_json};
 use clap::Args;
 use sandmle_core::{Environment, ExecStatus, Execution, Executor, Grader, Solution, Timings, WriteOptions};
@@ -134,7 +133,7 @@ pub fn run(a: &RunArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let output = json!({
         "run": summary,
         "timings": timings_json(&timings),
-        "grade": to_json(&EvaluatorOutput::new(&report))?,
+        "grade": to_json(&report.view())?,
     });
     if !report.valid_submission {
         return Err(Failure::invalid(report.error.clone().unwrap_or_default()).with_output(output));

@@ -3,6 +3,10 @@
 //! - `--format sandmle-release` ([`release`]): SandMLE's released RL code.
 //! - `--format mlebench` ([`mlebench`]): MLE-bench competitions, graded by
 //!   MLE-bench's own `grade-sample` and `grade`.
+//! - `--format harbor` ([`harbor`]): Harbor tasks (`harbor lint` passes,
+//!   its `Task` loader reads them).
+//! - `--format openenv` ([`openenv`]): an OpenEnv package of every
+//!   environment and the server (`openenv validate` passes with `--lock`).
 //!
 //! Every environment is checked first (hashes, the grader accepts the
 //! task, thresholds set). The export is written into a hidden sibling of
@@ -10,7 +14,9 @@
 //! nothing behind and never touches files it did not write; `--out` must
 //! be new or an empty folder.
 
+mod harbor;
 mod mlebench;
+mod openenv;
 mod release;
 
 use crate::Globals;
@@ -21,7 +27,8 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct ExportArgs {
-    /// The layout to write: `sandmle-release` or `mlebench`.
+    /// The layout to write: `sandmle-release`, `mlebench`, `harbor` or
+    /// `openenv`.
     #[arg(long, default_value = "sandmle-release")]
     format: String,
     /// A folder of environment directories.
@@ -33,9 +40,34 @@ pub struct ExportArgs {
     /// The folder to write (new, or empty).
     #[arg(long)]
     out: PathBuf,
-    /// The `sandmle` binary the release's evaluators call (default: this one).
+    /// The `sandmle` binary the release's evaluators call, or Harbor's
+    /// tests and the OpenEnv package ship (default: this one).
     #[arg(long = "sandmle-bin")]
     sandmle_bin: Option<PathBuf>,
+    /// `--format openenv`: run `uv lock` in the package (OpenEnv's
+    /// `validate` requires a `uv.lock`; needs `uv` and the package index).
+    #[arg(long)]
+    lock: bool,
+}
+
+/// Refuses an environment that cannot grade: every hash checked, the
+/// grader accepts the task, thresholds set.
+pub fn check_gradable(dir: &Path) -> Result<(), Failure> {
+    use sandmle_core::Grader;
+    let broken = |e: sandmle_core::Error| Failure::broken(format!("{}: {e}", dir.display()));
+    let bundle = sandmle_core::GradingBundle::read(dir).map_err(broken)?;
+    sandmle_metrics::StandardGrader.check(&bundle.grading_task()).map_err(broken)?;
+    bundle.spec.require_thresholds().map_err(broken)?;
+    Ok(())
+}
+
+/// The binary to ship or call: `given`, else this one (resolved).
+fn binary(given: Option<&Path>) -> Result<PathBuf, Failure> {
+    let bin = match given {
+        Some(b) => b.to_path_buf(),
+        None => std::env::current_exe().map_err(|e| Failure::new(Kind::System, format!("this binary's path: {e}")))?,
+    };
+    Ok(std::fs::canonicalize(&bin).unwrap_or(bin))
 }
 
 /// One environment to export, under a unique task name.
@@ -93,8 +125,12 @@ fn sources(a: &ExportArgs) -> Result<Vec<Source>, Failure> {
 }
 
 pub fn export(a: &ExportArgs, g: &Globals) -> Result<ExitCode, Failure> {
-    if !["sandmle-release", "mlebench"].contains(&a.format.as_str()) {
-        return Err(Failure::usage(format!("--format: sandmle-release or mlebench, not `{}`", a.format)));
+    const FORMATS: [&str; 4] = ["sandmle-release", "mlebench", "harbor", "openenv"];
+    if !FORMATS.contains(&a.format.as_str()) {
+        return Err(Failure::usage(format!("--format: one of {}, not `{}`", FORMATS.join(", "), a.format)));
+    }
+    if a.lock && a.format != "openenv" {
+        return Err(Failure::usage("--lock applies to --format openenv"));
     }
     let sources = sources(a)?;
     let empty_dir = a.out.is_dir() && std::fs::read_dir(&a.out).map(|mut d| d.next().is_none()).unwrap_or(false);
@@ -110,7 +146,9 @@ pub fn export(a: &ExportArgs, g: &Globals) -> Result<ExitCode, Failure> {
         tempfile::Builder::new().prefix(".sandmle-export-").tempdir_in(&parent).map_err(|e| io(&parent, e))?;
     let summary = match a.format.as_str() {
         "mlebench" => mlebench::write_all(&sources, staging.path())?,
-        _ => release::write(&sources, staging.path(), a.sandmle_bin.as_deref())?,
+        "harbor" => harbor::write(&sources, staging.path(), &binary(a.sandmle_bin.as_deref())?)?,
+        "openenv" => openenv::write(&sources, staging.path(), &binary(a.sandmle_bin.as_deref())?, a.lock)?,
+        _ => release::write(&sources, staging.path(), &binary(a.sandmle_bin.as_deref())?)?,
     };
     if empty_dir {
         std::fs::remove_dir(&a.out).map_err(|e| io(&a.out, e))?;

@@ -98,12 +98,7 @@ if __name__ == "__main__":
 
 /// Writes the release layout of `sources` into `out` (an empty folder);
 /// answers the summary (`tasks`, `skipped`, `sandmle_bin`).
-pub fn write(sources: &[Source], out: &Path, sandmle_bin: Option<&Path>) -> Result<serde_json::Value, Failure> {
-    let bin = match sandmle_bin {
-        Some(b) => b.to_path_buf(),
-        None => std::env::current_exe().map_err(|e| Failure::new(Kind::System, format!("this binary's path: {e}")))?,
-    };
-    let bin = std::fs::canonicalize(&bin).unwrap_or(bin);
+pub fn write(sources: &[Source], out: &Path, bin: &Path) -> Result<serde_json::Value, Failure> {
     let mut ok = Vec::new();
     let mut skipped = Vec::new();
     for Source { dir, name } in sources {
@@ -129,7 +124,7 @@ pub fn write(sources: &[Source], out: &Path, sandmle_bin: Option<&Path>) -> Resu
         if let Some(images) = &bundle.spec.task.images {
             copy_tree(&dir.join("prepared/public").join(&images.dir), &public.join(&images.dir))?;
         }
-        write_file(&public.join("evaluator.py"), shim(name, &bin))?;
+        write_file(&public.join("evaluator.py"), shim(name, bin))?;
         // The sanity check: the sample submission grades as valid.
         let sample = public.join("sample_submission.csv");
         match StandardGrader.grade_file(&task, &sample) {
