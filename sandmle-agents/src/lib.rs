@@ -102,6 +102,7 @@ pub mod codec;
 pub mod env;
 pub mod export;
 pub mod reward;
+pub mod reward_check;
 pub mod rollout;
 pub mod trajectory;
 

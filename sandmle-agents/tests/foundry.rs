@@ -62,6 +62,9 @@ fn runs_are_byte_identical_across_threads_resumes_and_shards() {
             assert!(e.get(key).is_some(), "{key}: {line}");
         }
         Environment::read(one.path().join(e["path"].as_str().unwrap())).unwrap();
+        // The MLOps engineer's reward validation is recorded.
+        assert_eq!(e["rewards"]["scheme"], "released_dense", "{line}");
+        assert!(e["rewards"]["passed"].is_boolean() && e["rewards"]["failed"].is_array(), "{line}");
     }
     assert!(first.contains_key("yield.json"));
 

@@ -247,6 +247,7 @@ impl Foundry {
             compute += t.elapsed().as_secs_f64();
             attempts.push(a.record);
             if let Some(env) = a.env {
+                let rewards = self.mlops.validate_rewards(&env)?.as_ref().map(Into::into);
                 let dir = env.write_into(out, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
                 let env_id = env.id()?;
                 let path = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| env_id.clone());
@@ -262,6 +263,7 @@ impl Foundry {
                     thresholds: env.grading.thresholds,
                     generator: format!("{} {}", env.provenance.generator, env.provenance.generator_version),
                     domain: attempts.last().and_then(|a| a.domain.clone()),
+                    rewards,
                 };
                 let record = SlotRecord {
                     schema: SLOT_SCHEMA.into(),

@@ -107,4 +107,7 @@ pub struct IndexEntry {
     pub generator: String,
     /// The domain the task is dressed in.
     pub domain: Option<String>,
+    /// The MLOps engineer's reward validation, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewards: Option<crate::reward_check::RewardSummary>,
 }

@@ -45,6 +45,10 @@ impl MlOpsEngineer for LlmMlOps {
         MLOPS_PROMPT
     }
 
+    fn validate_rewards(&self, env: &Environment) -> Result<Option<crate::reward_check::RewardReport>> {
+        self.base.validate_rewards(env)
+    }
+
     fn check(&self, env: &Environment) -> Result<GradingCheck> {
         let mut check = self.base.check(env)?;
         let task = env.task();

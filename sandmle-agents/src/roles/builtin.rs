@@ -126,6 +126,12 @@ impl MlOpsEngineer for MlOps {
         "builtin-mlops"
     }
 
+    /// The default reward (`released_dense`), validated with this role's grader.
+    fn validate_rewards(&self, env: &Environment) -> Result<Option<crate::reward_check::RewardReport>> {
+        let report = crate::reward_check::validate_rewards(env, self.grader.as_ref(), &crate::reward::ReleasedDense)?;
+        Ok(Some(report))
+    }
+
     fn check(&self, env: &Environment) -> Result<GradingCheck> {
         let task = env.grading_task();
         self.grader.check(&task)?;

@@ -92,6 +92,18 @@ pub trait MlOpsEngineer: Send + Sync {
     /// When the check itself cannot run (the grader finds the environment
     /// broken, an LLM's replies stayed invalid).
     fn check(&self, env: &Environment) -> Result<GradingCheck>;
+
+    /// Validates the reward on a kept environment
+    /// ([`crate::reward_check`]): recorded in `index.jsonl`, never a
+    /// reason to refuse. The default runs none.
+    ///
+    /// # Errors
+    /// When the validation cannot run (a grader that finds the environment
+    /// broken).
+    fn validate_rewards(&self, env: &Environment) -> Result<Option<crate::reward_check::RewardReport>> {
+        let _ = env;
+        Ok(None)
+    }
 }
 
 /// Writes `description.md`.
@@ -119,6 +131,7 @@ sandmle_core::forward_impls!(MlDeveloper {
 sandmle_core::forward_impls!(MlOpsEngineer {
     fn name(&self) -> &str;
     fn check(&self, env: &Environment) -> Result<GradingCheck>;
+    fn validate_rewards(&self, env: &Environment) -> Result<Option<crate::reward_check::RewardReport>>;
 });
 sandmle_core::forward_impls!(TechnicalWriter {
     fn name(&self) -> &str;

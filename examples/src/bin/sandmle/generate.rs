@@ -69,6 +69,14 @@ pub struct VerifyArgs {
     /// The environment (a directory, or a seed's name).
     #[arg(long)]
     env: PathBuf,
+    /// Also validate the reward: the answers earn the maximum; the sample,
+    /// an empty, a constant, a shuffled and hostile submissions at most the
+    /// floor; a replay is identical (OpenEnv RFC 008's checks).
+    #[arg(long)]
+    rewards: bool,
+    /// The reward scheme --rewards checks (default `released_dense`).
+    #[arg(long, default_value = "released_dense", requires = "rewards")]
+    reward: String,
 }
 
 /// Verifies an environment: exit 0 when every gate passes, 1 when one
@@ -77,19 +85,52 @@ pub fn verify(a: &VerifyArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let dir = crate::seeds::resolve(&a.env, g)?;
     let env = Environment::read(&dir)?;
     StandardGrader.check(&env.grading_task()).map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?;
+    let scheme = a
+        .rewards
+        .then(|| {
+            sandmle_agents::reward::reward_by_name(&a.reward).ok_or_else(|| {
+                let all = sandmle_agents::reward::REWARD_SCHEMES.join(", ");
+                Failure::usage(format!("--reward: one of {all}, not `{}`", sandmle_core::bounded(&a.reward)))
+            })
+        })
+        .transpose()?;
     let gates = Composition::new().verifier.verify(&env)?;
-    let all = gates.iter().all(|g| g.passed);
+    let rewards = match &scheme {
+        Some(r) => Some(
+            sandmle_agents::reward_check::validate_rewards(&env, &StandardGrader, r.as_ref())
+                .map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?,
+        ),
+        None => None,
+    };
+    let gates_ok = gates.iter().all(|g| g.passed);
+    let all = gates_ok && rewards.as_ref().is_none_or(|r| r.passed());
     if g.json {
-        print_json(&json!({"passed": all, "gates": gates}));
+        let mut out = json!({"passed": all, "gates": gates});
+        if let Some(r) = &rewards {
+            out["rewards"] = json!(r);
+        }
+        print_json(&out);
     } else {
         for g in &gates {
             say!("{} {:<22} {}", if g.passed { "pass" } else { "FAIL" }, g.gate, g.detail);
+        }
+        if let Some(r) = &rewards {
+            say!("rewards ({}): maximum {:.4}, floor {:.4}", r.scheme, r.max, r.floor);
+            for c in &r.checks {
+                let verdict = if c.passed { "pass" } else { "FAIL" };
+                say!("{verdict} {:<32} {:.4} (bound {:.4}) {}", c.name, c.reward, c.bound, c.detail);
+            }
         }
     }
     if all {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("sandmle: {} of {} gates failed", gates.len() - gates_passed(&gates), gates.len());
+        let failed_rewards = rewards.as_ref().map_or(0, |r| r.failed().len());
+        eprintln!(
+            "sandmle: {} of {} gates failed, {failed_rewards} reward check(s) failed",
+            gates.len() - gates_passed(&gates),
+            gates.len()
+        );
         Ok(ExitCode::from(1))
     }
 }
