@@ -16,6 +16,14 @@ back for `--seconds` each level. Reported per level:
   scheduling and queueing on the server's two cores);
 - `state_rtt_ms`: a `state` message's round trip (no work at all).
 
+With `--long-steps N` it also measures keepalive during long code steps: N
+sessions in turn, each one sandboxed Python step that sleeps `--long-step-s`
+seconds (10 by default) while the client pings every second. Reported: the
+step's round trip minus its own work (`info.wall_ms`), and each ping's pong
+latency while the step ran (the server answers pings as it reads its socket
+during the step). Code steps need bubblewrap and the sandbox's Python
+(`SANDMLE_PYTHON`).
+
 Medians with the 10th-90th percentile range. Needs Python's `websockets`
 package (openenv-core installs it). Usage:
 
@@ -77,6 +85,32 @@ async def client(url, deadline, out):
             out["sessions"] += 1
 
 
+async def long_steps(url, n, sleep_s):
+    code = ("<think>wait</think>\n<tool_call>\npython\n<code>\nimport time, shutil\n"
+            f"time.sleep({sleep_s})\nshutil.copy('sample_submission.csv', 'submission.csv')\n</code>\n</tool_call>")
+    overhead, pongs = [], []
+    for _ in range(n):
+        async with websockets.connect(url, max_size=None, ping_interval=None) as ws:
+            await ask(ws, {"type": "reset", "data": {"tools": ["python"]}})
+            start = time.perf_counter()
+            await ws.send(json.dumps({"type": "step", "data": {"content": code}}))
+            reply_task = asyncio.ensure_future(ws.recv())
+            while not reply_task.done():
+                await asyncio.wait([reply_task], timeout=1.0)
+                if reply_task.done():
+                    break
+                sent = time.perf_counter()
+                waiter = await ws.ping()
+                await waiter
+                pongs.append((time.perf_counter() - sent) * 1000)
+            rtt = (time.perf_counter() - start) * 1000
+            reply = json.loads(reply_task.result())
+            work = reply["data"]["observation"]["info"]["wall_ms"]
+            overhead.append(rtt - work)
+            await ws.send(json.dumps({"type": "close"}))
+    return {"long_step_s": sleep_s, "steps": n, "step_overhead_ms": spread(overhead), "pong_ms_during_step": spread(pongs)}
+
+
 async def level(url, concurrency, seconds):
     out = {"step": [], "work": [], "overhead": [], "state": [], "sessions": 0}
     start = time.perf_counter()
@@ -97,6 +131,8 @@ def main():
     p.add_argument("--sandmle", default=str(ROOT / "target/release/sandmle"))
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--levels", default="1,8,32")
+    p.add_argument("--long-steps", type=int, default=0)
+    p.add_argument("--long-step-s", type=float, default=10.0)
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         envs = pathlib.Path(tmp) / "envs"
@@ -109,11 +145,15 @@ def main():
         try:
             port = json.loads(server.stdout.readline())["port"]
             url = f"ws://127.0.0.1:{port}/ws"
-            levels = [asyncio.run(level(url, int(c), a.seconds)) for c in a.levels.split(",")]
+            levels = [asyncio.run(level(url, int(c), a.seconds)) for c in a.levels.split(",") if c]
+            keepalive = asyncio.run(long_steps(url, a.long_steps, a.long_step_s)) if a.long_steps else None
         finally:
             server.terminate()
             server.wait(timeout=60)
-    print(json.dumps({"environment": "breast_cancer shrunk to 200 training rows", "levels": levels}, indent=1))
+    out = {"environment": "breast_cancer shrunk to 200 training rows", "levels": levels}
+    if keepalive:
+        out["keepalive"] = keepalive
+    print(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

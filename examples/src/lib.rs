@@ -27,7 +27,9 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod failure;
 pub mod fidelity;
+#[cfg(feature = "server")]
 pub mod serve;
 
 use sandmle_agents::foundry::{Foundry, FoundryConfig};

@@ -21,7 +21,9 @@ async fn a_full_episode_over_the_websocket_with_malformed_messages_answered_not_
     assert_eq!(code_of(&raw(&mut ws, "{not json").await), "INVALID_JSON");
     assert_eq!(code_of(&raw(&mut ws, "[1, 2]").await), "VALIDATION_ERROR");
     assert_eq!(code_of(&ask(&mut ws, json!({"type": "jump"})).await), "UNKNOWN_TYPE");
-    assert_eq!(code_of(&ask(&mut ws, json!({"type": "step", "data": {"content": "hi"}})).await), "EXECUTION_ERROR");
+    // A step outside an episode is the caller's mistake, as Python's
+    // `BadArguments` says (it was an EXECUTION_ERROR here).
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "step", "data": {"content": "hi"}})).await), "VALIDATION_ERROR");
     assert_eq!(code_of(&ask(&mut ws, json!({"type": "reset", "data": {"codec": "nope"}})).await), "VALIDATION_ERROR");
     assert_eq!(code_of(&ask(&mut ws, json!({"type": "reset", "data": {"seed": -1}})).await), "VALIDATION_ERROR");
     assert_eq!(
@@ -71,8 +73,8 @@ async fn a_full_episode_over_the_websocket_with_malformed_messages_answered_not_
     assert_eq!(state["data"]["step_count"], 3);
     assert_eq!(state["data"]["done"], true);
     assert_eq!(state["data"]["episode_id"], "ep-1");
-    // After the end a step is an error.
-    assert_eq!(code_of(&ask(&mut ws, json!({"type": "step", "data": {"content": "x"}})).await), "EXECUTION_ERROR");
+    // After the end a step is the caller's error.
+    assert_eq!(code_of(&ask(&mut ws, json!({"type": "step", "data": {"content": "x"}})).await), "VALIDATION_ERROR");
     // A new reset starts over, here with native tool calls the trainer parsed itself.
     let again = ask(&mut ws, json!({"type": "reset", "data": {"tools": ["pipeline"], "codec": "openai_tools"}})).await;
     assert_eq!(again["type"], "observation");

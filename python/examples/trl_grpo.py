@@ -1,6 +1,7 @@
 # GRPO with TRL on `sandmle serve` episodes: python python/examples/trl_grpo.py
 import os
 
+import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import GRPOConfig, GRPOTrainer
 
@@ -17,7 +18,7 @@ trainer = GRPOTrainer(
     processing_class=AutoTokenizer.from_pretrained(model),
     args=GRPOConfig(
         output_dir="grpo-sandmle", max_steps=int(os.environ.get("TRAIN_STEPS", 200)), report_to="none",
-        num_generations=4, per_device_train_batch_size=4,
+        num_generations=4, per_device_train_batch_size=4, bf16=torch.cuda.is_available(),
         max_completion_length=turns * (turn_tokens + 512),  # the model's turns and the tool's replies
     ),
     train_dataset=task_dataset(url, tasks, **episode),  # one row per environment: prompt, task_id

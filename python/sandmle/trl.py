@@ -59,7 +59,8 @@ with EOS when the turn finished) and their log-probabilities or ``None``.
 The default, :func:`transformers_generate`, calls the trainer's model's
 ``generate`` with the trainer's sampling settings. With TRL's vLLM server
 mode (``use_vllm=True, vllm_mode="server"``, one training process; TRL syncs
-the weights before each ``rollout_func`` call)::
+the weights before each ``rollout_func`` call), a sketch (not run by the
+tests: it needs vLLM and a GPU)::
 
     def vllm_generate(contexts, trainer, max_new_tokens):
         out = trainer.vllm_generation.vllm_client.generate(
@@ -75,7 +76,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .openenv import MESSAGE_TIMEOUT_S, Session, episode_reward, list_tasks, reset_prompt
@@ -91,6 +92,9 @@ __all__ = [
 #: The keys ``rollout_func`` adds for reward functions.
 REWARD_KEY = "sandmle_reward"
 COMPONENTS_KEY = "sandmle_reward_components"
+
+#: A turn's token limit when nothing else bounds it (no ``max_completion_length``).
+DEFAULT_TURN_TOKENS = 1024
 
 Generation = Tuple[List[int], Optional[List[float]]]
 Generator = Callable[[List[List[int]], Any, int], Sequence[Generation]]
@@ -288,15 +292,20 @@ def transformers_generate(
 
 # --------------------------------------------------------------------------- rendering
 
-_DUMMY = [{"role": "user", "content": "dummy"}, {"role": "assistant", "content": "dummy"}]
+_AFTER_ASSISTANT = [{"role": "user", "content": "dummy"}, {"role": "assistant", "content": "dummy"}]
+_AFTER_USER = [{"role": "user", "content": "dummy"}]
 
 
 class _Renderer:
     """Token ids of the prompt, and of observation messages after an
     assistant turn up to the next assistant header, with the trainer's chat
-    template (the suffix a template adds after ``_DUMMY``: ``apply_chat_template([])``
-    raises in transformers 5, and an empty observation still opens a new
-    assistant turn)."""
+    template: what the template adds after a short conversation ending with
+    an EOS (as TRL renders tool replies; ``apply_chat_template([])`` raises in
+    transformers 5, and an empty observation still opens a new assistant
+    turn). Templates that do not render a conversation as a prefix of its
+    continuation (Qwen3's drops an empty ``<think>`` block from earlier
+    assistant turns) are tried with TRL's training template for them, then
+    after a user message."""
 
     def __init__(self, trainer: Any, template_tools: bool):
         self.tok = _tokenizer(trainer)
@@ -305,39 +314,68 @@ class _Renderer:
         if template is not None:
             self.kwargs["chat_template"] = template
         self.template_tools = template_tools
+        self._strategy: Dict[Tuple[str, ...], int] = {}
         self._empty: Optional[List[int]] = None
 
-    def _ids(self, messages: List[Dict[str, Any]], add_generation_prompt: bool, tools: Any = None) -> List[int]:
-        kwargs = dict(self.kwargs)
-        if tools:
-            kwargs["tools"] = tools
+    def _ids(self, messages: List[Dict[str, Any]], add_generation_prompt: bool, **kwargs: Any) -> List[int]:
         ids = self.tok.apply_chat_template(
-            messages, add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False, **kwargs
+            messages, add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False,
+            **{**self.kwargs, **kwargs},
         )
         if isinstance(ids, dict) or hasattr(ids, "keys"):
             ids = ids["input_ids"]
         return list(ids)
 
     def prompt(self, messages: List[Dict[str, Any]], tools: Any) -> List[int]:
-        return self._ids(_clean(messages), True, tools if self.template_tools else None)
+        kwargs = {"tools": tools} if tools and self.template_tools else {}
+        return self._ids(_clean(messages), True, **kwargs)
+
+    def _strategies(self) -> List[Tuple[List[Dict[str, Any]], Dict[str, Any]]]:
+        out: List[Tuple[List[Dict[str, Any]], Dict[str, Any]]] = [(_AFTER_ASSISTANT, {})]
+        try:
+            from trl.chat_template_utils import get_training_chat_template
+
+            training = get_training_chat_template(self.tok)
+        except Exception:  # older TRL, or a template it cannot patch
+            training = None
+        if training is not None:
+            out.append((_AFTER_ASSISTANT, {"chat_template": training}))
+        out.append((_AFTER_USER, {}))
+        return out
+
+    def _suffix(self, head: List[Dict[str, Any]], kwargs: Dict[str, Any], messages: List[Dict[str, Any]]) -> List[int]:
+        prefix = self._ids(head, False, **kwargs)
+        eos = [i for i, t in enumerate(prefix) if t == self.tok.eos_token_id]
+        if eos:
+            prefix = prefix[: eos[-1] + 1]
+        full = self._ids(head + messages, True, **kwargs)
+        if full[: len(prefix)] != prefix:
+            raise ValueError("not a prefix")
+        return full[len(prefix) :]
 
     def observation(self, messages: List[Dict[str, Any]]) -> List[int]:
         if not messages and self._empty is not None:
             return list(self._empty)
-        prefix = self._ids(_DUMMY, False)
-        eos = [i for i, t in enumerate(prefix) if t == self.tok.eos_token_id]
-        if eos:
-            prefix = prefix[: eos[-1] + 1]
-        full = self._ids(_DUMMY + _clean(messages), True)
-        if full[: len(prefix)] != prefix:
-            raise ValueError(
-                "sandmle.trl: the chat template does not render a conversation as a prefix of its continuation; "
-                "pass observation_ids=fn(messages, tokenizer) to make_rollout_func"
-            )
-        ids = full[len(prefix) :]
-        if not messages:
-            self._empty = list(ids)
-        return ids
+        messages = _clean(messages)
+        roles = tuple(m["role"] for m in messages)
+        strategies = self._strategies()
+        order = [self._strategy[roles]] if roles in self._strategy else range(len(strategies))
+        errors = []
+        for i in order:
+            head, kwargs = strategies[i]
+            try:
+                ids = self._suffix(head, kwargs, messages)
+            except Exception as e:  # a template error, or not a prefix: the next way
+                errors.append(f"{type(e).__name__}: {e}")
+                continue
+            self._strategy[roles] = i
+            if not messages:
+                self._empty = list(ids)
+            return ids
+        raise ValueError(
+            "sandmle.trl: the chat template renders no observation after an assistant turn as a continuation "
+            f"({'; '.join(errors)}); pass observation_ids=fn(messages, tokenizer) to make_rollout_func"
+        )
 
 
 def _clean(messages: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -379,6 +417,121 @@ class _Episode:
             self.session = None
 
 
+def _all(pool: ThreadPoolExecutor, fn: Callable[[Any], Any], items: List[Any]) -> List[Any]:
+    """``fn`` over ``items`` on ``pool``; every call finishes before the
+    first failure is raised (so that no session opens after the cleanup)."""
+    futures = [pool.submit(fn, item) for item in items]
+    wait(futures)
+    return [f.result() for f in futures]
+
+
+class _Rollout:
+    """The ``rollout_func`` :func:`make_rollout_func` returns."""
+
+    def __init__(self, base_url: str, reset_options: Dict[str, Any], *, max_turn_tokens: Optional[int],
+                 generate: Generator, task_of: Optional[Callable[[Any], str]], max_concurrent: Optional[int],
+                 message_timeout_s: float, template_tools: bool,
+                 observation_ids: Optional[Callable[[List[Dict[str, Any]], Any], List[int]]]):
+        self.base_url = base_url
+        self.reset_options = reset_options
+        self.max_turn_tokens = max_turn_tokens
+        self.generate = generate
+        self.task_of = task_of
+        self.max_concurrent = max_concurrent
+        self.message_timeout_s = message_timeout_s
+        self.template_tools = template_tools
+        self.observation_ids = observation_ids
+        self.index = _TaskIndex()
+
+    def __call__(self, prompts: List[Any], trainer: Any) -> Dict[str, Any]:
+        tok = _tokenizer(trainer)
+        episodes = [
+            _Episode(p, self.task_of(p) if self.task_of else self.index.lookup(trainer, p), tok.eos_token_id)
+            for p in prompts
+        ]
+        width = self.max_concurrent or len(episodes) or 1
+        with ThreadPoolExecutor(max_workers=max(1, min(width, len(episodes)))) as pool:
+            for start in range(0, len(episodes), width):
+                chunk = episodes[start : start + width]
+                try:
+                    self._play(chunk, pool, trainer)
+                finally:
+                    for e in chunk:
+                        e.close()
+        out = _output(episodes)
+        for key, values in out.items():
+            if isinstance(values, list) and len(values) != len(prompts):
+                raise RuntimeError(f"sandmle.trl: {key} has {len(values)} rows for {len(prompts)} prompts")
+        return out
+
+    def _open(self, e: _Episode) -> Dict[str, Any]:
+        e.session = Session(self.base_url, message_timeout_s=self.message_timeout_s)
+        return e.session.reset(task_id=e.task_id, **self.reset_options)
+
+    def _cap(self, e: _Episode, budget: Optional[int]) -> Optional[int]:
+        """The most tokens ``e``'s next turn may take (None: no bound)."""
+        cap = self.max_turn_tokens
+        if budget is not None:
+            left = budget - len(e.completion)
+            cap = left if cap is None else min(cap, left)
+        return cap
+
+    def _play(self, chunk: List[_Episode], pool: ThreadPoolExecutor, trainer: Any) -> None:
+        """Plays ``chunk``'s episodes in lockstep: one batched generation per
+        turn, then their steps side by side."""
+        tok = _tokenizer(trainer)
+        renderer = _Renderer(trainer, self.template_tools)
+        if self.observation_ids is not None:
+            render_obs = lambda messages: list(self.observation_ids(messages, tok))  # noqa: E731
+        else:
+            render_obs = renderer.observation
+        budget = getattr(trainer, "max_completion_length", None) or getattr(trainer.args, "max_completion_length", None)
+        eos = set(_eos_ids(trainer, tok))
+
+        for e, first in zip(chunk, _all(pool, self._open, chunk)):
+            obs = first.get("observation") or {}
+            e.prompt_ids = renderer.prompt(obs.get("messages") or [], obs.get("tools"))
+            e.done = bool(first.get("done"))
+            e.active = not e.done
+        while True:
+            for e in chunk:
+                cap = self._cap(e, budget)
+                if e.active and cap is not None and cap <= 0:
+                    e.active = False  # the completion budget is spent
+            live = [e for e in chunk if e.active]
+            if not live:
+                return
+            caps = [self._cap(e, budget) for e in live]
+            widest = max((c for c in caps if c is not None), default=DEFAULT_TURN_TOKENS)
+            generations = list(self.generate([e.prompt_ids + e.completion for e in live], trainer, widest))
+            if len(generations) != len(live):
+                raise RuntimeError(
+                    f"sandmle.trl: the generator returned {len(generations)} turns for {len(live)} contexts"
+                )
+            texts = []
+            for e, cap, (ids, lps) in zip(live, caps, generations):
+                ids = list(ids)[:cap]
+                lps = list(lps)[:cap] if lps is not None else None
+                e.add(ids, lps, 1)
+                if not ids or ids[-1] not in eos:
+                    e.add([e.eos_id], [0.0], 0)  # close a cut turn; not sampled, not trained on
+                texts.append(tok.decode(ids, skip_special_tokens=True))
+                e.turns += 1
+            steps = _all(pool, lambda pair: pair[0].session.step(pair[1]), list(zip(live, texts)))
+            for e, step in zip(live, steps):
+                obs = step.get("observation") or {}
+                e.rewards.append(step.get("reward"))
+                e.infos.append(dict(obs.get("info") or {}))
+                if step.get("done"):
+                    e.done, e.active = True, False
+                    continue
+                ids = render_obs(obs.get("messages") or [])
+                if budget is not None and len(e.completion) + len(ids) >= budget:
+                    e.active = False  # no room for the observation and another turn
+                    continue
+                e.add(ids, None, 0)
+
+
 def make_rollout_func(
     base_url: str,
     *,
@@ -416,84 +569,11 @@ def make_rollout_func(
         raise ValueError("sandmle.trl sends the assistant's text: use a text codec (sandmle_react, hermes_json)")
     if "task_id" in reset_options:
         raise ValueError("task_id comes from each prompt's dataset row (or task_of=), not from the reset options")
-    generate = generate or transformers_generate
-    index = _TaskIndex()
-
-    def rollout_func(prompts: List[Any], trainer: Any) -> Dict[str, Any]:
-        tok = _tokenizer(trainer)
-        renderer = _Renderer(trainer, template_tools)
-        render_obs = (lambda m: list(observation_ids(m, tok))) if observation_ids else renderer.observation
-        budget = getattr(trainer, "max_completion_length", None) or getattr(trainer.args, "max_completion_length", None)
-        eos_id = tok.eos_token_id
-        eos = set(_eos_ids(trainer, tok))
-        episodes = [_Episode(p, task_of(p) if task_of else index.lookup(trainer, p), eos_id) for p in prompts]
-        width = max_concurrent or len(episodes) or 1
-        with ThreadPoolExecutor(max_workers=min(width, max(len(episodes), 1))) as pool:
-            for start in range(0, len(episodes), width):
-                chunk = episodes[start : start + width]
-                try:
-                    _play(chunk, pool, trainer, renderer, render_obs, generate, budget, max_turn_tokens, eos_id, eos)
-                finally:
-                    for e in chunk:
-                        e.close()
-        out = _output(episodes)
-        for key, values in out.items():
-            if isinstance(values, list) and len(values) != len(prompts):
-                raise RuntimeError(f"sandmle.trl: {key} has {len(values)} rows for {len(prompts)} prompts")
-        return out
-
-    def _play(chunk, pool, trainer, renderer, render_obs, generate, budget, turn_cap, eos_id, eos) -> None:
-        def open_one(e: _Episode) -> Dict[str, Any]:
-            e.session = Session(base_url, message_timeout_s=message_timeout_s)
-            return e.session.reset(task_id=e.task_id, **reset_options)
-
-        for e, first in zip(chunk, pool.map(open_one, chunk)):
-            obs = first.get("observation") or {}
-            e.prompt_ids = renderer.prompt(obs.get("messages") or [], obs.get("tools"))
-            e.done = bool(first.get("done"))
-            e.active = not e.done
-        while True:
-            live = [e for e in chunk if e.active]
-            for e in live:
-                left = None if budget is None else budget - len(e.completion)
-                if left is not None and left <= 0:
-                    e.active = False  # the completion budget is spent
-            live = [e for e in live if e.active]
-            if not live:
-                return
-            caps = []
-            for e in live:
-                cap = turn_cap
-                if budget is not None:
-                    left = budget - len(e.completion)
-                    cap = left if cap is None else min(cap, left)
-                caps.append(cap if cap is not None else 1024)
-            generations = list(generate([e.prompt_ids + e.completion for e in live], trainer, max(caps)))
-            if len(generations) != len(live):
-                raise RuntimeError(f"sandmle.trl: the generator returned {len(generations)} turns for {len(live)} contexts")
-            texts = []
-            for e, cap, (ids, lps) in zip(live, caps, generations):
-                ids = list(ids)[:cap]
-                lps = list(lps)[:cap] if lps is not None else None
-                e.add(ids, lps, 1)
-                if not ids or ids[-1] not in eos:
-                    e.add([eos_id], [0.0], 0)  # close a cut turn; not sampled, not trained on
-                texts.append(_tokenizer(trainer).decode(ids, skip_special_tokens=True))
-                e.turns += 1
-            for e, step in zip(live, pool.map(lambda pair: pair[0].session.step(pair[1]), zip(live, texts))):
-                obs = step.get("observation") or {}
-                e.rewards.append(step.get("reward"))
-                e.infos.append(dict(obs.get("info") or {}))
-                if step.get("done"):
-                    e.done, e.active = True, False
-                    continue
-                ids = render_obs(obs.get("messages") or [])
-                if budget is not None and len(e.completion) + len(ids) >= budget:
-                    e.active = False  # no room for the observation and another turn
-                    continue
-                e.add(ids, None, 0)
-
-    return rollout_func
+    return _Rollout(
+        base_url, reset_options, max_turn_tokens=max_turn_tokens, generate=generate or transformers_generate,
+        task_of=task_of, max_concurrent=max_concurrent, message_timeout_s=message_timeout_s,
+        template_tools=template_tools, observation_ids=observation_ids,
+    )
 
 
 def _output(episodes: List[_Episode]) -> Dict[str, Any]:
@@ -522,12 +602,14 @@ def _output(episodes: List[_Episode]) -> Dict[str, Any]:
 # --------------------------------------------------------------------------- rewards
 
 
-def env_reward(completions: List[Any], log_metric: Optional[Callable[[str, float], None]] = None, **kwargs: Any) -> List[float]:
+def env_reward(
+    completions: List[Any], log_metric: Optional[Callable[[str, float], None]] = None, **kwargs: Any
+) -> List[float]:
     """The episode's total reward, as the server computed it (the
     ``sandmle_reward`` key of :func:`make_rollout_func`'s output); logs the
     mean of each reward component as the metric ``sandmle/<name>``."""
     if REWARD_KEY not in kwargs:
-        raise KeyError(f"env_reward reads `{REWARD_KEY}`: use sandmle.trl.make_rollout_func as the trainer's rollout_func")
+        raise KeyError(f"env_reward reads `{REWARD_KEY}`: make sandmle.trl.make_rollout_func the rollout_func")
     totals = [float(r) for r in kwargs[REWARD_KEY]]
     comps = kwargs.get(COMPONENTS_KEY) or []
     if log_metric is not None and comps:

@@ -33,7 +33,8 @@ module on the path that re-exports the classes, e.g. ``sandmle_env.py``::
 
     from sandmle.verifiers import SandmleEnv, SandmleTaskset, __all__
 
-and name it: ``vf-eval sandmle_env --env.taskset.base-url http://127.0.0.1:8000 ...``.
+and name it: ``PYTHONPATH=. vf-eval sandmle_env --env.taskset.base-url
+http://127.0.0.1:8000 -m MODEL --client.base-url URL -r 4``.
 
 The player's default harness is ``null`` (plain chat: the model only talks;
 the server runs the code) in the ``subprocess`` runtime, so nothing needs a
@@ -124,6 +125,8 @@ class SandmleEnv(vf.Env[SandmleEnvConfig]):
                     infos.append(dict(observation.get("info") or {}))
                     done = bool(step.get("done"))
                     if done:
+                        termination = (observation.get("info") or {}).get("termination") or "done"
+                        interaction.trace.stop(f"sandmle_{termination}")
                         break
                     segment = await interaction.turn(_turn(observation.get("messages") or []))
             try:

@@ -2,41 +2,15 @@
 //! the same [`Episode`] that `sandmle serve` and `sandmle rollout` drive.
 
 use crate::convert::{from_py, serialize_to_py, to_py};
-use crate::errors::{Failure, Kind, bad, system};
+use crate::errors::{Failure, Kind, system};
 use pyo3::prelude::*;
-use sandmle_agents::codec::{CODECS, codec_by_name};
 use sandmle_agents::env::Step;
-use sandmle_agents::reward::{REWARD_SCHEMES, reward_by_name};
 use sandmle_agents::trajectory::{Placement, Trajectory};
-use sandmle_agents::{Episode, EpisodeConfig, Graded, RewardMode, Task, ToolSet};
+use sandmle_agents::{Episode, EpisodeOptions, Task};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
-
-/// A duration of `s` seconds, positive and at most a week (as the command
-/// line takes them).
-pub fn seconds(setting: &str, s: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(s)
-        .ok()
-        .filter(|d| !d.is_zero() && d.as_secs() <= 7 * 24 * 3600)
-        .ok_or_else(|| bad(format!("{setting}: a positive number of seconds, at most a week")))
-}
-
-/// The tool set a list of names asks for (`python`, `pipeline`; `Score` is
-/// always offered), as `sandmle serve` reads it.
-pub fn tool_set(names: &[String]) -> PyResult<ToolSet> {
-    let mut set = ToolSet { code: false, pipeline: false };
-    for t in names {
-        match t.as_str() {
-            "python" | "Python" | "PythonInterpreter" | "code" => set.code = true,
-            "pipeline" | "RunPipeline" => set.pipeline = true,
-            "Score" => {}
-            other => return Err(bad(format!("tools: python or pipeline, not `{other}`"))),
-        }
-    }
-    Ok(set)
-}
 
 struct State {
     episode: Episode,
@@ -96,32 +70,20 @@ impl Env {
         graded: &str,
         unsandboxed: bool,
     ) -> PyResult<Env> {
-        let codec = codec_by_name(codec).ok_or_else(|| bad(format!("codec: one of {}", CODECS.join(", "))))?;
-        let reward =
-            reward_by_name(reward).ok_or_else(|| bad(format!("reward: one of {}", REWARD_SCHEMES.join(", "))))?;
-        let reward_mode = match reward_mode {
-            "delta" => RewardMode::Delta,
-            "terminal" => RewardMode::Terminal,
-            other => return Err(bad(format!("reward_mode: delta or terminal, not `{other}`"))),
+        // Parsed and checked where the server and the command line parse them.
+        let options = EpisodeOptions {
+            codec: Some(codec.into()),
+            reward: Some(reward.into()),
+            reward_mode: Some(reward_mode.into()),
+            max_turns: Some(max_turns),
+            step_timeout_s: Some(step_timeout_s),
+            episode_time_s: Some(episode_timeout_s),
+            tools,
+            graded: Some(graded.into()),
         };
-        let graded = match graded {
-            "last" => Graded::Last,
-            "best" => Graded::Best,
-            other => return Err(bad(format!("graded: last or best, not `{other}`"))),
-        };
-        let step_timeout = seconds("step_timeout_s", step_timeout_s)?;
-        let config = EpisodeConfig {
-            max_turns,
-            step_timeout,
-            episode_time: seconds("episode_timeout_s", episode_timeout_s)?,
-            tools: match &tools {
-                Some(names) => tool_set(names)?,
-                None => ToolSet::default(),
-            },
-            graded,
-            reward_mode,
-            ..EpisodeConfig::default()
-        };
+        let checked = options.check(Duration::from_secs(7 * 24 * 3600)).map_err(Failure::from)?;
+        let (codec, reward, config) = (checked.codec, checked.reward, checked.config);
+        let step_timeout = config.step_timeout;
         let dir = env_dir.clone();
         let task = py.detach(|| Task::read(&dir)).map_err(|e| Failure::from(e).with_context(&dir))?;
         let system_prompt = codec.system_prompt(&config.tools);

@@ -35,84 +35,56 @@ pyo3::create_exception!(
     "A file, the sandbox, an executor or a server failed (`system`)."
 );
 
-/// Whose fault an error is: the command line's failure kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `invalid_submission`.
-    InvalidSubmission,
-    /// `solution_failed`.
-    SolutionFailed,
-    /// `bad_arguments`.
-    BadArguments,
-    /// `broken_environment`.
-    BrokenEnvironment,
-    /// `system`.
-    System,
-}
+/// Whose fault an error is: core's one table (`sandmle_core::FailureKind`).
+pub use sandmle_core::FailureKind as Kind;
 
-/// An error on its way to Python: a kind, a one-line message and, for an
-/// invalid submission, the evaluator's report.
+/// An error on its way to Python: the failure every front end reports
+/// (`sandmle::failure::Failure`, built from any crate's error by its
+/// `Blame`), here so that it can become a `PyErr`.
 #[derive(Debug)]
-pub struct Failure {
-    /// Whose fault.
-    pub kind: Kind,
-    /// What happened.
-    pub message: String,
-    /// The evaluator's JSON, for an invalid submission.
-    pub report: Option<serde_json::Value>,
-}
-
-/// The longest message raised, in characters (as the command line's).
-const MESSAGE_CHARS: usize = 600;
+pub struct Failure(pub sandmle::failure::Failure);
 
 impl Failure {
     /// A failure of `kind`.
     pub fn new(kind: Kind, message: impl Into<String>) -> Self {
-        Failure { kind, message: sandmle_core::one_line(&message.into(), MESSAGE_CHARS), report: None }
+        Failure(sandmle::failure::Failure::new(kind, message))
     }
 
     /// The same failure, its message prefixed with the path it concerns.
     pub fn with_context(self, path: &std::path::Path) -> Self {
-        Failure {
-            message: sandmle_core::one_line(&format!("{}: {}", path.display(), self.message), MESSAGE_CHARS),
-            ..self
-        }
+        Failure(self.0.with_context(path))
+    }
+
+    /// The same failure, carrying `output` (the evaluator's report, for an
+    /// invalid submission) as the exception's `report`.
+    pub fn with_output(self, output: serde_json::Value) -> Self {
+        Failure(self.0.with_output(output))
     }
 }
 
-impl From<sandmle_core::Error> for Failure {
-    fn from(e: sandmle_core::Error) -> Self {
-        use sandmle_core::Error as E;
-        let kind = match &e {
-            E::Io { .. } | E::Port { .. } | E::Unsupported { .. } => Kind::System,
-            _ => Kind::BrokenEnvironment,
-        };
-        Failure::new(kind, e.to_string())
-    }
+macro_rules! failure_from {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for Failure {
+            fn from(e: $error) -> Self {
+                Failure(e.into())
+            }
+        }
+    )*};
 }
 
-impl From<sandmle_agents::Error> for Failure {
-    fn from(e: sandmle_agents::Error) -> Self {
-        use sandmle_agents::Error as E;
-        match e {
-            E::Core(inner) => inner.into(),
-            E::BadSetting { .. } => Failure::new(Kind::BadArguments, e.to_string()),
-            E::EpisodeNotRunning => Failure::new(Kind::BadArguments, e.to_string()),
-            other => Failure::new(Kind::System, other.to_string()),
-        }
-    }
-}
+failure_from!(sandmle::failure::Failure, sandmle_core::Error, sandmle_agents::Error);
 
 impl From<Failure> for PyErr {
-    fn from(f: Failure) -> PyErr {
+    fn from(Failure(f): Failure) -> PyErr {
+        // The class is the kind's (`Kind::python_class` names the same ones).
         let err = match f.kind {
             Kind::InvalidSubmission => InvalidSubmission::new_err(f.message),
             Kind::SolutionFailed => SolutionFailed::new_err(f.message),
             Kind::BadArguments => BadArguments::new_err(f.message),
             Kind::BrokenEnvironment => BrokenEnvironment::new_err(f.message),
-            Kind::System => SystemFault::new_err(f.message),
+            _ => SystemFault::new_err(f.message),
         };
-        if let Some(report) = f.report {
+        if let Some(report) = f.output {
             Python::attach(|py| {
                 if let Ok(obj) = crate::convert::to_py(py, &report) {
                     // Setting an attribute on a fresh exception cannot fail
@@ -142,13 +114,14 @@ pub fn system(message: impl Into<String>) -> PyErr {
 /// Python's own.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    let kind = |k: Kind| Some(k.as_str());
     let classes = [
         ("SandmleError", py.get_type::<SandmleError>(), None),
-        ("InvalidSubmission", py.get_type::<InvalidSubmission>(), Some("invalid_submission")),
-        ("SolutionFailed", py.get_type::<SolutionFailed>(), Some("solution_failed")),
-        ("BadArguments", py.get_type::<BadArguments>(), Some("bad_arguments")),
-        ("BrokenEnvironment", py.get_type::<BrokenEnvironment>(), Some("broken_environment")),
-        ("SystemFault", py.get_type::<SystemFault>(), Some("system")),
+        (Kind::InvalidSubmission.python_class(), py.get_type::<InvalidSubmission>(), kind(Kind::InvalidSubmission)),
+        (Kind::SolutionFailed.python_class(), py.get_type::<SolutionFailed>(), kind(Kind::SolutionFailed)),
+        (Kind::BadArguments.python_class(), py.get_type::<BadArguments>(), kind(Kind::BadArguments)),
+        (Kind::BrokenEnvironment.python_class(), py.get_type::<BrokenEnvironment>(), kind(Kind::BrokenEnvironment)),
+        (Kind::System.python_class(), py.get_type::<SystemFault>(), kind(Kind::System)),
     ];
     for (name, class, kind) in classes {
         class.setattr("kind", kind)?;

@@ -41,8 +41,7 @@ fn in_pool<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> PyR
 #[pyfunction]
 pub fn evaluate<'py>(py: Python<'py>, env_dir: PathBuf, submission_path: PathBuf) -> PyResult<Bound<'py, PyAny>> {
     let output = py.detach(|| -> Result<Value, Failure> {
-        let broken =
-            |e: sandmle_core::Error| Failure::new(Kind::BrokenEnvironment, e.to_string()).with_context(&env_dir);
+        let broken = |e: sandmle_core::Error| Failure::from(e).with_context(&env_dir);
         let bundle = GradingBundle::read(&env_dir).map_err(|e| Failure::from(e).with_context(&env_dir))?;
         let task = bundle.grading_task();
         StandardGrader.check(&task).map_err(broken)?;
@@ -51,7 +50,7 @@ pub fn evaluate<'py>(py: Python<'py>, env_dir: PathBuf, submission_path: PathBuf
         let output = evaluator_json(&report);
         if !report.valid_submission {
             let why = report.error.clone().unwrap_or_else(|| "invalid".into());
-            return Err(Failure { report: Some(output), ..Failure::new(Kind::InvalidSubmission, why) });
+            return Err(Failure::new(Kind::InvalidSubmission, why).with_output(output));
         }
         Ok(output)
     })?;

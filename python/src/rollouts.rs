@@ -2,15 +2,12 @@
 //! env-owned loop of `sandmle rollout`, one environment at a time.
 
 use crate::convert::{from_py, serialize_to_py};
-use crate::env::seconds;
-use crate::errors::{Failure, Kind, bad, system};
+use crate::errors::{Failure, bad, system};
 use pyo3::prelude::*;
-use sandmle_agents::codec::{CODECS, codec_by_name};
 use sandmle_agents::http::{HttpChatConfig, HttpChatModel};
-use sandmle_agents::reward::{REWARD_SCHEMES, reward_by_name};
 use sandmle_agents::rollout::{Estimator, LlmPolicy, PanelPolicy, StdKind, StdlibPythonPolicy, advantages_with};
 use sandmle_agents::trajectory::Trajectory;
-use sandmle_agents::{EpisodeConfig, Policy, RolloutConfig, Task, ToolSet};
+use sandmle_agents::{EpisodeOptions, Policy, RolloutConfig, Task};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -29,7 +26,10 @@ fn chat_model(
     let mut config = HttpChatConfig::new(url, model);
     config.api_key_env = api_key_env;
     config.token_ids = token_ids;
-    config.timeout = seconds("request_timeout_s", request_timeout_s)?;
+    config.timeout = std::time::Duration::try_from_secs_f64(request_timeout_s)
+        .ok()
+        .filter(|d| !d.is_zero() && d.as_secs() <= 7 * 24 * 3600)
+        .ok_or_else(|| bad("request_timeout_s: a positive number of seconds, at most a week"))?;
     Ok(Arc::new(HttpChatModel::new(config).map_err(|e| bad(e.to_string()))?))
 }
 
@@ -68,18 +68,26 @@ pub fn rollout_group<'py>(
     unsandboxed: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let codec = codec_by_name(codec).ok_or_else(|| bad(format!("codec: one of {}", CODECS.join(", "))))?;
-    let reward = reward_by_name(reward).ok_or_else(|| bad(format!("reward: one of {}", REWARD_SCHEMES.join(", "))))?;
     let estimator = Estimator::by_name(estimator).ok_or_else(|| bad("estimator: grpo, dr_grpo or rloo"))?;
     if !(1..=256).contains(&group) {
         return Err(bad("group: 1 to 256"));
     }
-    let step = seconds("step_timeout_s", step_timeout_s)?;
     let tools = match policy {
-        "panel" => ToolSet { code: false, pipeline: true },
-        "stdlib_python" | "openai" => ToolSet::default(),
+        "panel" => "pipeline",
+        "stdlib_python" | "openai" => "python",
         other => return Err(bad(format!("policy: panel, stdlib_python or openai, not `{other}`"))),
     };
+    // Parsed and checked where the server and the command line parse them.
+    let options = EpisodeOptions {
+        codec: Some(codec.into()),
+        reward: Some(reward.into()),
+        step_timeout_s: Some(step_timeout_s),
+        tools: Some(vec![tools.into()]),
+        ..EpisodeOptions::default()
+    };
+    let checked = options.check(std::time::Duration::from_secs(7 * 24 * 3600)).map_err(Failure::from)?;
+    let (codec, reward, episode) = (checked.codec, checked.reward, checked.config);
+    let (step, tools) = (episode.step_timeout, episode.tools);
     let chat = if policy == "openai" {
         Some(chat_model(base_url, model, api_key_env, request_timeout_s, token_ids)?)
     } else {
@@ -92,7 +100,6 @@ pub fn rollout_group<'py>(
         let specs = sandmle::panel_specs(env);
         let spec = env.task().clone();
         let backends = sandmle::rl_backends(step, unsandboxed);
-        let episode = EpisodeConfig { tools, step_timeout: step, ..EpisodeConfig::default() };
         let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed, cancel: None };
         let sampling = sandmle_core::Sampling { temperature, max_tokens, ..Default::default() };
         let factory = |_: usize, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
@@ -114,7 +121,7 @@ pub fn rollout_group<'py>(
                 .map_err(|e| system(format!("thread pool: {e}")))?
                 .install(run),
         };
-        let group = group.map_err(|e| Failure::new(Kind::System, e.to_string()).with_context(&env_dir))?;
+        let group = group.map_err(|e| Failure::from(e).with_context(&env_dir))?;
         Ok(group.trajectories)
     })?;
     serialize_to_py(py, &trajectories)

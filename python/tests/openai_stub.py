@@ -66,7 +66,8 @@ class OpenAIStub:
         return resp
 
     async def _models(self, _request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "stub"}]})
+        model = {"id": self.model, "object": "model", "owned_by": "stub"}
+        return web.json_response({"object": "list", "data": [model]})
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)

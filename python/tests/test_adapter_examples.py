@@ -54,7 +54,7 @@ def run(script, tmp_path, **env):
     proc = subprocess.run([sys.executable, str(EXAMPLES / script)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=RUN_S, env={**os.environ, **env})
     assert proc.returncode == 0, f"{script} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
-    return [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith('{"')]
 
 
 def test_the_openenv_example_plays_an_episode(server, tmp_path):
@@ -132,3 +132,40 @@ def test_episode_reward_reads_components_then_the_breakdown():
     assert episode_reward(steps, [0.05, 0.2]) == (0.25, {"format": 0.05, "valid": 0.2})
     # An unfinished episode: the steps' rewards so far.
     assert episode_reward([{}, {}], [0.1, None]) == (0.1, {})
+
+
+def test_list_tasks_reads_get_tasks_and_passes_the_split():
+    """``GET /tasks`` as the server documents it, from a stand-in server."""
+    import http.server
+    import threading
+
+    tasks = [{"task_id": "wine-1", "name": "wine", "split": "train"},
+             {"task_id": "oj-2", "name": "oj", "split": "test"}]
+    asked = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            if not self.path.startswith("/tasks"):
+                self.send_error(404)
+                return
+            rows = [t for t in tasks if "split=test" not in self.path or t["split"] == "test"]
+            body = json.dumps({"num_tasks": len(rows), "tasks": rows}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_port}"
+        assert list_tasks(url) == tasks
+        assert list_tasks(url.replace("http://", "ws://") + "/ws", split="test") == tasks[1:]
+        assert asked == ["/tasks", "/tasks?split=test"]
+    finally:
+        httpd.shutdown()

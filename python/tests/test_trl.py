@@ -9,6 +9,7 @@ answer: observations with messages, a valid submission). Each completion's
 reward must be what the server logged for that episode.
 """
 
+import functools
 import os
 from types import SimpleNamespace
 
@@ -27,7 +28,13 @@ from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 import tiny_lm  # noqa: E402
 from sandmle.openenv import list_tasks, reset_prompt  # noqa: E402
-from sandmle.trl import component_reward, env_reward, make_rollout_func, task_dataset  # noqa: E402
+from sandmle.trl import (  # noqa: E402
+    component_reward,
+    env_reward,
+    make_rollout_func,
+    task_dataset,
+    transformers_generate,
+)
 
 EPISODE = {"codec": "sandmle_react", "tools": ["python", "pipeline"]}
 
@@ -83,6 +90,10 @@ def test_the_dataset_comes_from_the_server(server):
 
 
 def test_grpo_trains_two_steps_on_served_episodes(server, tiny, tmp_path):
+    """The model plays: random text, so each turn calls no tool and its
+    observation has no message; the default generator, asked for
+    log-probabilities."""
+    with_logprobs = functools.partial(transformers_generate, logprobs=True)
     model, tok = tiny_lm.load(tiny)
     calls, seen = [], []
 
@@ -93,7 +104,8 @@ def test_grpo_trains_two_steps_on_served_episodes(server, tiny, tmp_path):
     trainer = GRPOTrainer(
         model=model, processing_class=tok, args=config(tmp_path),
         train_dataset=task_dataset(server.url, task_ids=["wine"], max_turns=2, **EPISODE),
-        rollout_func=recording(make_rollout_func(server.url, max_turn_tokens=16, max_turns=2, **EPISODE), calls),
+        rollout_func=recording(make_rollout_func(server.url, max_turn_tokens=16, max_turns=2, generate=with_logprobs,
+                                                 **EPISODE), calls),
         reward_funcs=reward,
     )
     played_before = len(server.played())
@@ -107,10 +119,10 @@ def test_grpo_trains_two_steps_on_served_episodes(server, tiny, tmp_path):
         for key in ("prompt_ids", "completion_ids", "env_mask", "sandmle_reward", "sandmle_reward_components",
                     "task_id", "sandmle_turns", "sandmle_done"):
             assert len(out[key]) == n, key
-        assert out["logprobs"] is None  # the default generator gives none; TRL needs them only with vLLM
-        for ids, mask, turns, done in zip(out["completion_ids"], out["env_mask"], out["sandmle_turns"],
-                                          out["sandmle_done"]):
-            assert len(mask) == len(ids) and set(mask) <= {0, 1}
+        for ids, mask, lps, turns, done in zip(out["completion_ids"], out["env_mask"], out["logprobs"],
+                                               out["sandmle_turns"], out["sandmle_done"]):
+            assert len(mask) == len(ids) == len(lps) and set(mask) <= {0, 1}
+            assert all(lp < 0 for lp, m in zip(lps, mask) if m) and all(lp == 0 for lp, m in zip(lps, mask) if not m)
             assert 1 <= sum(mask) <= 2 * 16 and len(ids) <= 96
             assert ids[-1] == tok.eos_token_id
             assert done and turns == 2  # max_turns ends each episode
@@ -205,3 +217,27 @@ def test_task_ids_come_from_prompts_not_reset_options(server):
         make_rollout_func(server.url, task_id="wine")
     with pytest.raises(ValueError, match="text codec"):
         make_rollout_func(server.url, codec="openai_tools")
+
+
+@pytest.mark.parametrize("template", ["qwen2_5", "qwen3"])
+def test_observations_render_as_the_chat_template_continues(template):
+    """An observation's tokens are what the template puts after an assistant
+    turn, up to the next assistant header, with or without messages. Qwen3's
+    own template drops an earlier turn's empty think block (not a prefix of
+    its continuation): TRL's training template for it renders instead."""
+    import trl
+    from pathlib import Path
+
+    from sandmle.trl import _Renderer
+
+    path = Path(trl.__file__).parent / "chat_templates" / f"{template}.jinja"
+    if not path.exists():
+        pytest.skip(f"this TRL ships no {template}.jinja")
+    tok = tiny_lm.build_tokenizer()
+    tok.chat_template = path.read_text()
+    renderer = _Renderer(SimpleNamespace(processing_class=tok), template_tools=False)
+    reply = "<tool_response>\n[Output]\ncopied\n</tool_response>"
+    assert tok.decode(renderer.observation([{"role": "user", "content": reply}])) == (
+        f"\n<|im_start|>user\n{reply}<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert tok.decode(renderer.observation([])) == "\n<|im_start|>assistant\n"

@@ -11,19 +11,15 @@ on ``PATH`` (or beside this Python).
 """
 
 import asyncio
-import os
-import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
 import serve_helper
-from openai_stub import OpenAIStub
 
 serve_helper.require("verifiers")
 serve_helper.require("aiohttp")
 
+from openai_stub import OpenAIStub  # noqa: E402
 from verifiers.v1.cli.eval.runner import run_eval  # noqa: E402
 from verifiers.v1.configs.cli.eval import EvalConfig  # noqa: E402
 from verifiers.v1.utils.loaders import env_config_type, taskset_class  # noqa: E402

@@ -22,7 +22,7 @@ CHAT_TEMPLATE = (
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
 CORPUS = [
-    "<think>Start simple.</think>\n<tool_call>\npython\n<code>\nimport pandas as pd\nprint('ok')\n</code>\n</tool_call>",
+    "<think>Start simple.</think>\n<tool_call>\npython\n<code>\nimport pandas as pd\n</code>\n</tool_call>",
     '<tool_call>{"name": "Score", "arguments": {}}</tool_call> <answer>submission.csv</answer>',
     "0 1 2 3 4 5 6 7 8 9 train.csv test.csv sample_submission.csv submission.csv",
     "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ .,:;!?()[]{}<>\"'-_=+*/\\|@#$%^&~`",

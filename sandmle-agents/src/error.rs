@@ -105,6 +105,28 @@ impl Error {
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl sandmle_core::Blame for Error {
+    /// A bad setting, or a step outside a running episode, is the caller's;
+    /// a policy that failed the agent's; chat servers, LLM roles and
+    /// outputs the system's.
+    fn fault(&self) -> sandmle_core::Fault {
+        use sandmle_core::Fault;
+        match self {
+            Error::Core(inner) => inner.fault(),
+            Error::BadSetting { .. } | Error::EpisodeNotRunning => Fault::Caller,
+            Error::Policy { .. } => Fault::Agent,
+            _ => Fault::System,
+        }
+    }
+
+    fn kind(&self) -> sandmle_core::FailureKind {
+        match self {
+            Error::Core(inner) => inner.kind(),
+            other => other.fault().kind(),
+        }
+    }
+}
+
 impl From<Error> for sandmle_core::Error {
     fn from(e: Error) -> Self {
         match e {

@@ -106,7 +106,10 @@ pub mod reward_check;
 pub mod rollout;
 pub mod trajectory;
 
-pub use env::{Action, Backends, Episode, EpisodeConfig, Graded, RewardMode, Task, Termination, ToolSet};
+pub use env::{
+    Action, Backends, CheckedEpisode, Episode, EpisodeConfig, EpisodeOptions, Graded, RewardMode, Task, Termination,
+    ToolSet,
+};
 pub use reward::{Reward, RewardValue};
 pub use rollout::{Estimator, Policy, PolicyTurn, RolloutConfig, rollout_group, run_episode};
 pub use trajectory::Trajectory;

@@ -1,5 +1,6 @@
 //! The one error type of `sandmle-core`.
 
+use crate::fault::{Blame, FailureKind, Fault};
 use std::path::PathBuf;
 
 /// Everything that can go wrong in the core: reading and writing tables and
@@ -233,24 +234,52 @@ pub enum Error {
     },
     /// An error raised by an implementation of one of the ports
     /// ([`crate::Metric`], [`crate::Executor`], ...). The source keeps the
-    /// implementation's own typed error; downcast it to inspect it.
+    /// implementation's own typed error; downcast it to inspect it. Its
+    /// fault and kind are the implementation's.
     #[error("{port}: {source}")]
     Port {
         /// The port (`"metric"`, `"executor"`, ...).
         port: &'static str,
+        /// Whose fault, as the implementation's error says.
+        fault: Fault,
+        /// What the front ends show, as the implementation's error says.
+        kind: FailureKind,
         /// The implementation's error.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
 }
 
+impl Blame for Error {
+    /// I/O is the system's; a caller's unsafe output path or unsupported
+    /// request the caller's; a port error the implementation's; everything
+    /// else — a file of an environment or seed that is missing, changed,
+    /// malformed or inconsistent — the environment's.
+    fn fault(&self) -> Fault {
+        match self {
+            Error::Io { .. } => Fault::System,
+            Error::UnsafeOutput { .. } | Error::Unsupported { .. } | Error::AlreadyExists { .. } => Fault::Caller,
+            Error::Port { fault, .. } => *fault,
+            _ => Fault::Environment,
+        }
+    }
+
+    fn kind(&self) -> FailureKind {
+        match self {
+            Error::Port { kind, .. } => *kind,
+            other => other.fault().kind(),
+        }
+    }
+}
+
 impl Error {
-    /// Wraps an implementation's error as a [`Error::Port`].
+    /// Wraps an implementation's error as a [`Error::Port`], keeping its
+    /// fault and kind.
     pub fn port<E>(port: &'static str, source: E) -> Self
     where
-        E: std::error::Error + Send + Sync + 'static,
+        E: std::error::Error + Blame + Send + Sync + 'static,
     {
-        Error::Port { port, source: Box::new(source) }
+        Error::Port { port, fault: source.fault(), kind: source.kind(), source: Box::new(source) }
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

@@ -61,10 +61,13 @@ fn kind_of(t: &std::fs::FileType) -> Option<&'static str> {
 /// `max_bytes` of it. Never blocks on a FIFO or a device.
 ///
 /// # Errors
-/// [`Error::NotRegularFile`], [`Error::FileTooLarge`], [`Error::Io`] (a
-/// missing file is an `Io` error of kind `NotFound`).
+/// [`Error::MissingFile`] for a file that is not there,
+/// [`Error::NotRegularFile`], [`Error::FileTooLarge`], [`Error::Io`].
 pub fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::MissingFile { path: path.to_path_buf() },
+        _ => Error::io(path, e),
+    })?;
     check_regular(path, &meta, max_bytes)?;
     let mut options = std::fs::OpenOptions::new();
     options.read(true);

@@ -53,6 +53,7 @@ pub mod csv;
 mod dna;
 mod environment;
 mod error;
+pub mod fault;
 mod fsutil;
 mod grading;
 mod id_index;
@@ -81,6 +82,7 @@ pub use environment::{
     Environment, GradingBundle, IMAGE_MANIFEST, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,
 };
 pub use error::{Error, Result};
+pub use fault::{Blame, FailureKind, Fault};
 pub use fsutil::{
     DEFAULT_MAX_READ_BYTES, MAX_JSON_BYTES, check_output_dir, check_output_file, read_regular, read_regular_string,
     sha256_hex, write_atomic,

@@ -59,5 +59,8 @@ fn bad_input_is_a_typed_error_not_a_panic() {
         }
     }
     let missing = read_csv("/nonexistent/file.csv", &ReadOptions::default());
-    assert!(matches!(missing, Err(Error::Io { .. })));
+    assert!(
+        matches!(missing, Err(Error::MissingFile { .. })),
+        "a missing file is named, the fault of whoever named it"
+    );
 }

@@ -173,6 +173,28 @@ pub enum Error {
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl sandmle_core::Blame for Error {
+    /// The solution's errors ([`Error::is_solution_fault`]) are the agent's;
+    /// a broken image the environment's; I/O, the sandbox and the Python
+    /// environment the system's.
+    fn fault(&self) -> sandmle_core::Fault {
+        use sandmle_core::Fault;
+        match self {
+            Error::Core(inner) => inner.fault(),
+            Error::Image { .. } => Fault::Environment,
+            e if e.is_solution_fault() => Fault::Agent,
+            _ => Fault::System,
+        }
+    }
+
+    fn kind(&self) -> sandmle_core::FailureKind {
+        match self {
+            Error::Core(inner) => inner.kind(),
+            other => other.fault().kind(),
+        }
+    }
+}
+
 impl From<Error> for sandmle_core::Error {
     fn from(e: Error) -> Self {
         match e {
@@ -190,12 +212,18 @@ impl Error {
     /// spec, a step or model unfit for the task's data, a model that fails
     /// or panics on it, a run past its time limit. Executors report these
     /// as [`sandmle_core::ExecStatus::Rejected`] (or `TimedOut`) executions;
-    /// the rest ([`Error::Io`], [`Error::Sandbox`], [`Error::Python`], [`Error::Core`]) are
-    /// the executor's own faults, and [`Error::Image`] the environment's.
+    /// the rest ([`Error::Io`], [`Error::SandboxUnavailable`],
+    /// [`Error::Sandbox`], [`Error::Python`], [`Error::Core`]) are the
+    /// executor's own faults, and [`Error::Image`] the environment's.
     pub fn is_solution_fault(&self) -> bool {
         !matches!(
             self,
-            Error::Io { .. } | Error::Sandbox { .. } | Error::Python { .. } | Error::Image { .. } | Error::Core(_)
+            Error::Io { .. }
+                | Error::SandboxUnavailable { .. }
+                | Error::Sandbox { .. }
+                | Error::Python { .. }
+                | Error::Image { .. }
+                | Error::Core(_)
         )
     }
 

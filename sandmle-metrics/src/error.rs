@@ -240,6 +240,21 @@ impl Error {
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl sandmle_core::Blame for Error {
+    /// The environment's ([`Error::is_environment_fault`]), else the
+    /// submission's: an invalid submission.
+    fn fault(&self) -> sandmle_core::Fault {
+        if self.is_environment_fault() { sandmle_core::Fault::Environment } else { sandmle_core::Fault::Agent }
+    }
+
+    fn kind(&self) -> sandmle_core::FailureKind {
+        match self.fault() {
+            sandmle_core::Fault::Agent => sandmle_core::FailureKind::InvalidSubmission,
+            other => other.kind(),
+        }
+    }
+}
+
 impl From<Error> for sandmle_core::Error {
     fn from(e: Error) -> Self {
         sandmle_core::Error::port("metric", e)

@@ -51,6 +51,28 @@ pub enum Error {
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl sandmle_core::Blame for Error {
+    /// A seed too small or of an unsupported task is the environment's; a
+    /// bad setting the caller's; a plan or a draw that fails the system's
+    /// (the generator's).
+    fn fault(&self) -> sandmle_core::Fault {
+        use sandmle_core::Fault;
+        match self {
+            Error::Core(inner) => inner.fault(),
+            Error::TooFewRows { .. } | Error::Unsupported { .. } => Fault::Environment,
+            Error::BadSetting { .. } => Fault::Caller,
+            _ => Fault::System,
+        }
+    }
+
+    fn kind(&self) -> sandmle_core::FailureKind {
+        match self {
+            Error::Core(inner) => inner.kind(),
+            other => other.fault().kind(),
+        }
+    }
+}
+
 impl From<Error> for sandmle_core::Error {
     fn from(e: Error) -> Self {
         match e {

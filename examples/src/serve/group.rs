@@ -39,7 +39,7 @@
 use super::endpoint::{Endpoint, check_endpoint};
 use super::http::cancellable;
 use super::protocol::{ErrorCode, ResetOptions, WireError};
-use super::{Settings, Shared, factory_error, mix};
+use super::{Settings, Shared, mix, wire};
 use sandmle_agents::http::{HttpChatConfig, HttpChatModel};
 use sandmle_agents::rollout::{Estimator, LlmPolicy, PanelPolicy, StdlibPythonPolicy};
 use sandmle_agents::{Policy, RolloutConfig};
@@ -150,7 +150,7 @@ fn chat_model(client: &ClientConfig, allowed: &[Endpoint]) -> Result<Arc<dyn Cha
         // The key is handed over through the lookup, never an environment variable.
         config.api_key_env = Some("run_group.api_key".into());
     }
-    let model = HttpChatModel::with_key_lookup(config, move |_| key.clone()).map_err(factory_error)?;
+    let model = HttpChatModel::with_key_lookup(config, move |_| key.clone()).map_err(wire)?;
     Ok(Arc::new(model))
 }
 
@@ -171,9 +171,9 @@ pub(super) async fn run_group(shared: &Arc<Shared>, request: GroupRequest, cance
         None => None,
     };
     let mut options = request.options.clone();
-    if options.tools.is_none() {
+    if options.episode.tools.is_none() {
         let tools = if request.policy.as_deref() == Some("panel") { "pipeline" } else { "python" };
-        options.tools = Some(vec![tools.into()]);
+        options.episode.tools = Some(vec![tools.into()]);
     }
     let Settings { task, codec, reward, config } = shared.settings(&options)?;
     let estimator = Estimator::by_name(request.estimator.as_deref().unwrap_or("grpo"))

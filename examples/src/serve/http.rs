@@ -8,7 +8,7 @@
 //! neither escape the session cap nor leave sandboxes running.
 
 use super::protocol::{self, ErrorCode, ResetOptions, WireError};
-use super::{Shared, blocking, execution, group, mix, rand_u64, stopping};
+use super::{Shared, blocking, group, mix, rand_u64, stopping, wire};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -55,7 +55,7 @@ pub(super) async fn http_reset(State(shared): State<Arc<Shared>>, body: Bytes) -
         let body = body_object(&body)?;
         let opts = protocol::parse_reset(Some(Value::Object(body)))?;
         let id = opts.episode_id.clone().unwrap_or_else(|| format!("episode-{}", mix(rand_u64())));
-        stateless(&shared, opts, move |e| Ok(protocol::reset_payload(&e.reset().map_err(execution)?, &id))).await
+        stateless(&shared, opts, move |e| Ok(protocol::reset_payload(&e.reset().map_err(wire)?, &id))).await
     };
     json_or_error(run.await)
 }
@@ -73,7 +73,7 @@ pub(super) async fn http_step(State(shared): State<Arc<Shared>>, body: Bytes) ->
         }
         let opts = protocol::parse_reset(Some(Value::Object(body)))?;
         stateless(&shared, opts, move |e| {
-            let step = e.reset().and_then(|_| e.step_message(action.message())).map_err(execution)?;
+            let step = e.reset().and_then(|_| e.step_message(action.message())).map_err(wire)?;
             Ok(protocol::step_payload(&step))
         })
         .await

@@ -27,7 +27,7 @@
 
 use super::http::{CancelOnDrop, cancellable, capacity};
 use super::protocol::{self, WireError};
-use super::{Shared, execution, mix, rand_u64};
+use super::{Shared, mix, rand_u64, wire};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -261,7 +261,7 @@ async fn create(shared: &Arc<Shared>, params: Map<String, Value>) -> Result<Valu
     let (episode, reset) = cancellable(shared, cancel.clone(), move || {
         let mut e = s.episode(&opts)?;
         e.set_cancel(c);
-        let reset = e.reset().map_err(execution)?;
+        let reset = e.reset().map_err(wire)?;
         Ok::<_, WireError>((e, reset))
     })
     .await??;
@@ -289,7 +289,7 @@ async fn session_step(shared: &Arc<Shared>, id: &str, message: Message) -> Resul
     })
     .await?;
     *guard = Some(e);
-    Ok(step.map_err(execution)?)
+    Ok(step.map_err(wire)?)
 }
 
 async fn fresh_step(shared: &Arc<Shared>, params: Map<String, Value>, message: Message) -> Result<Step, RpcError> {
@@ -303,7 +303,7 @@ async fn fresh_step(shared: &Arc<Shared>, params: Map<String, Value>, message: M
         let _slot = slot;
         let mut e = s.episode(&opts)?;
         e.set_cancel(c);
-        let step = e.reset().and_then(|_| e.step_message(message)).map_err(execution);
+        let step = e.reset().and_then(|_| e.step_message(message)).map_err(wire);
         e.close();
         step
     })

@@ -59,18 +59,18 @@
 //! Episodes are blocking work (sandboxed Python runs): every reset, step
 //! and close runs on `tokio::task::spawn_blocking`, never on the async
 //! workers, and holds its session slot until its workspace is gone.
-//! - **Keepalive** ([`session`]): while a step runs the session keeps
+//! - **Keepalive** (the `session` module): while a step runs the session keeps
 //!   reading its socket, so pings are answered, a message sent meanwhile
 //!   waits its turn, and a client that leaves cancels the step (its
 //!   program is killed).
 //! - **Idle sessions**: a session that sends no protocol message for
 //!   `idle_timeout` (pings do not count, nor does the time of a step) is
 //!   closed and its workspace removed.
-//! - **Connections** ([`listen`]): at most `max_connections` open at once
+//! - **Connections** (the `listen` module): at most `max_connections` open at once
 //!   (WebSocket sessions included); request headers must arrive within
 //!   `header_timeout`, and a kept-alive connection idle that long is
 //!   closed.
-//! - **Hung-up HTTP calls** ([`http`]): a stateless `/step` or
+//! - **Hung-up HTTP calls** (the `http` module): a stateless `/step` or
 //!   `/run_group` keeps its slot until its sandbox is gone, and its
 //!   client hanging up kills the program.
 //! - **Shutdown**: no connection is accepted any more, every running
@@ -99,9 +99,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use endpoint::Endpoint;
 use protocol::{ErrorCode, ResetOptions, WireError};
-use sandmle_agents::codec::{CODECS, codec_by_name};
-use sandmle_agents::reward::{REWARD_SCHEMES, reward_by_name};
-use sandmle_agents::{Backends, Episode, EpisodeConfig, RewardMode, Task, ToolSet};
+use sandmle_agents::{Backends, Episode, EpisodeConfig, Task};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -281,52 +279,20 @@ impl Shared {
 
     /// The task, codec, reward and episode settings `opts` name.
     fn settings(&self, opts: &ResetOptions) -> Result<Settings, WireError> {
-        let invalid = |m: String| WireError::new(ErrorCode::ValidationError, m);
         let draw = match opts.seed {
             Some(seed) => mix(seed),
             None => self.next_draw.fetch_add(1, Ordering::Relaxed),
         };
         let task = self.catalog.pick(opts.task_id.as_deref(), opts.split.as_deref(), draw)?.clone();
-        let codec_name = opts.codec.as_deref().unwrap_or("sandmle_react");
-        let codec = codec_by_name(codec_name).ok_or_else(|| invalid(format!("codec: one of {}", CODECS.join(", "))))?;
-        let reward_name = opts.reward.as_deref().unwrap_or("released_dense");
-        let reward = reward_by_name(reward_name)
-            .ok_or_else(|| invalid(format!("reward: one of {}", REWARD_SCHEMES.join(", "))))?;
-        let mut config = EpisodeConfig { step_timeout: self.config.step_timeout, ..EpisodeConfig::default() };
-        if let Some(t) = opts.max_turns {
-            config.max_turns = t;
-        }
-        if let Some(s) = opts.step_timeout_s {
-            let d = seconds(s).ok_or_else(|| invalid("step_timeout_s: a positive number of seconds".into()))?;
-            config.step_timeout = d.min(self.config.step_timeout);
-        }
-        if let Some(s) = opts.episode_time_s {
-            config.episode_time =
-                seconds(s).ok_or_else(|| invalid("episode_time_s: a positive number of seconds".into()))?;
-        }
-        config.reward_mode = match opts.reward_mode.as_deref() {
-            None | Some("delta") => RewardMode::Delta,
-            Some("terminal") => RewardMode::Terminal,
-            Some(other) => return Err(invalid(format!("reward_mode: delta or terminal, not `{other}`"))),
-        };
-        if let Some(tools) = &opts.tools {
-            let mut set = ToolSet { code: false, pipeline: false };
-            for t in tools {
-                match t.as_str() {
-                    "python" | "Python" | "code" => set.code = true,
-                    "pipeline" | "RunPipeline" => set.pipeline = true,
-                    other => return Err(invalid(format!("tools: python or pipeline, not `{other}`"))),
-                }
-            }
-            config.tools = set;
-        }
+        let checked = opts.episode.check(self.config.step_timeout).map_err(wire)?;
+        let (codec, reward, config) = (checked.codec, checked.reward, checked.config);
         Ok(Settings { task, codec, reward, config })
     }
 
     /// A fresh episode for `opts` (not reset yet).
     fn episode(&self, opts: &ResetOptions) -> Result<Episode, WireError> {
         let s = self.settings(opts)?;
-        Episode::new(s.task, self.backends.clone(), s.codec, s.reward, s.config).map_err(factory_error)
+        Episode::new(s.task, self.backends.clone(), s.codec, s.reward, s.config).map_err(wire)
     }
 }
 
@@ -338,24 +304,18 @@ struct Settings {
     config: EpisodeConfig,
 }
 
-/// A setting the episode refuses is the caller's; anything else, the server's.
-fn factory_error(e: sandmle_agents::Error) -> WireError {
-    match e {
-        sandmle_agents::Error::BadSetting { .. } => WireError::new(ErrorCode::ValidationError, e.to_string()),
-        other => WireError::new(ErrorCode::FactoryError, other.to_string()),
-    }
-}
-
-fn seconds(s: f64) -> Option<Duration> {
-    Duration::try_from_secs_f64(s).ok().filter(|d| !d.is_zero() && d.as_secs() <= 7 * 24 * 3600)
-}
-
-fn execution(e: sandmle_agents::Error) -> WireError {
+/// An episode's error on the wire: its code from core's one table
+/// ([`sandmle_core::FailureKind::wire_code`]: the caller's fault a
+/// `VALIDATION_ERROR`, the environment's a `FACTORY_ERROR`, the rest an
+/// `EXECUTION_ERROR`).
+fn wire(e: sandmle_agents::Error) -> WireError {
+    use sandmle_core::Blame;
+    let code = ErrorCode::of_kind(e.kind());
     match e {
         sandmle_agents::Error::EpisodeNotRunning => {
-            WireError::new(ErrorCode::ExecutionError, "the episode is not running: send reset first (or again)")
+            WireError::new(code, "the episode is not running: send reset first (or again)")
         }
-        other => WireError::new(ErrorCode::ExecutionError, other.to_string()),
+        other => WireError::new(code, other.to_string()),
     }
 }
 

@@ -28,6 +28,15 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// The code of a failure of `kind` (core's one table).
+    pub fn of_kind(kind: sandmle_core::FailureKind) -> ErrorCode {
+        match kind.wire_code() {
+            "VALIDATION_ERROR" => ErrorCode::ValidationError,
+            "FACTORY_ERROR" => ErrorCode::FactoryError,
+            _ => ErrorCode::ExecutionError,
+        }
+    }
+
     /// The code as sent on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -65,8 +74,10 @@ impl WireError {
 }
 
 /// The reset options (OpenEnv's `ResetRequest`: `seed` and `episode_id`,
-/// plus this server's own keys). Unknown keys are ignored, as OpenEnv
-/// ignores keys its environment's `reset` does not take.
+/// plus this server's own keys, and the episode's options, parsed and
+/// checked where every front end parses them:
+/// [`sandmle_agents::EpisodeOptions`]). Unknown keys are ignored, as
+/// OpenEnv ignores keys its environment's `reset` does not take.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct ResetOptions {
     /// Draws the environment (when `task_id` is absent) reproducibly.
@@ -82,27 +93,10 @@ pub struct ResetOptions {
     /// `validation` or `test`; see `GET /tasks`).
     #[serde(default)]
     pub split: Option<String>,
-    /// The codec (`sandmle_react`, `hermes_json`, `openai_tools`).
-    #[serde(default)]
-    pub codec: Option<String>,
-    /// The reward scheme.
-    #[serde(default, alias = "reward_scheme")]
-    pub reward: Option<String>,
-    /// `delta` (default) or `terminal`.
-    #[serde(default)]
-    pub reward_mode: Option<String>,
-    /// Most assistant turns.
-    #[serde(default)]
-    pub max_turns: Option<u32>,
-    /// Seconds a code or pipeline step may run (at most the server's).
-    #[serde(default)]
-    pub step_timeout_s: Option<f64>,
-    /// Seconds the episode may run.
-    #[serde(default)]
-    pub episode_time_s: Option<f64>,
-    /// The tools offered: any of `python`/`code` and `pipeline`.
-    #[serde(default)]
-    pub tools: Option<Vec<String>>,
+    /// The episode's options: `codec`, `reward`, `reward_mode`,
+    /// `max_turns`, `step_timeout_s`, `episode_time_s`, `tools`, `graded`.
+    #[serde(flatten)]
+    pub episode: sandmle_agents::EpisodeOptions,
 }
 
 /// A step's action: an assistant message — its text (parsed by the

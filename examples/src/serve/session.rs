@@ -20,7 +20,7 @@
 //! count against it either.
 
 use super::protocol::{self, ErrorCode, WireError};
-use super::{Shared, blocking, execution, group, mix, rand_u64, stopping};
+use super::{Shared, blocking, group, mix, rand_u64, stopping, wire};
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message as WsMessage, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
@@ -283,7 +283,7 @@ async fn handle(
                 drop(old);
                 let mut e = s.episode(&opts)?;
                 e.set_cancel(cancel);
-                let reset = e.reset().map_err(execution)?;
+                let reset = e.reset().map_err(wire)?;
                 Ok::<_, WireError>((e, reset))
             })
             .await??;
@@ -295,7 +295,7 @@ async fn handle(
         "step" => {
             let action = protocol::parse_action(data.unwrap_or(Value::Null))?;
             let Some(mut e) = episode.take() else {
-                return Err(WireError::new(ErrorCode::ExecutionError, "no episode: send reset first"));
+                return Err(WireError::new(ErrorCode::ValidationError, "no episode: send reset first"));
             };
             let (e, step) = blocking(move || {
                 let step = e.step_message(action.message());
@@ -303,7 +303,7 @@ async fn handle(
             })
             .await?;
             *episode = Some(e);
-            let step = step.map_err(execution)?;
+            let step = step.map_err(wire)?;
             Ok(Some(json!({"type": "observation", "data": protocol::step_payload(&step)})))
         }
         "state" => {

@@ -20,14 +20,20 @@
 
 mod action;
 mod episode;
+mod options;
+mod prompt;
 mod score;
+mod step;
 
 pub use action::{
     Action, PIPELINE_TOOL, PYTHON_TOOL, SCORE_TOOL, TAIL_LINES, ToolSet, run_observation, tail_lines,
     timeout_observation,
 };
-pub use episode::{Episode, Reset, Step, StepInfo, StepRecord, Termination, prompt_messages};
+pub use episode::Episode;
+pub use options::{CheckedEpisode, EpisodeOptions, MAX_TURNS, tool_set};
+pub use prompt::prompt_messages;
 pub use score::{KEY_LOWER, KEY_SCORE, KEY_THRESHOLDS, score_observation};
+pub use step::{Reset, Step, StepInfo, StepRecord, Termination};
 
 use crate::error::{Error, Result};
 use sandmle_core::{Environment, Executor, Grader, Thresholds};

@@ -1,7 +1,7 @@
 //! `generate`: the Foundry over a folder of seed environments.
 
 use crate::Globals;
-use crate::output::{Failure, Kind, print_typed, say};
+use crate::output::{Failure, print_typed, say};
 use clap::Args;
 use sandmle::Composition;
 use sandmle_agents::foundry::{FoundryConfig, SeedTask, Shard, reindex};
@@ -54,17 +54,14 @@ fn seed_tasks(a: &GenerateArgs, g: &Globals) -> Result<Vec<SeedTask>, Failure> {
     dirs.into_iter()
         .map(|dir| {
             let name = dir.file_name().map_or_else(|| "seed".into(), |n| n.to_string_lossy().into_owned());
-            let env = Environment::read(&dir).map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?;
+            let env = Environment::read(&dir).map_err(|e| Failure::from(e).with_context(&dir))?;
             Ok(SeedTask { name, env })
         })
         .collect()
 }
 
 pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
-    let agents = |e: sandmle_agents::Error| match e {
-        sandmle_agents::Error::BadSetting { .. } => Failure::usage(e.to_string()),
-        other => Failure::new(Kind::System, other.to_string()),
-    };
+    let agents = Failure::from;
     if a.reindex {
         let y = reindex(&a.out).map_err(agents)?;
         if g.json {

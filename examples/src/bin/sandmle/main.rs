@@ -109,7 +109,10 @@ fn main() -> ExitCode {
             let text = e.render().to_string();
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("bad arguments");
             let first = first.trim_start_matches("error: ");
-            return Failure::new(Kind::BadArguments, format!("{first} (see `sandmle --help`)")).report(wants_json);
+            return output::report(
+                Failure::new(Kind::BadArguments, format!("{first} (see `sandmle --help`)")),
+                wants_json,
+            );
         }
     };
     let g = Globals { json: cli.json, seeds: cli.seeds };
@@ -131,6 +134,6 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(failure) => failure.report(g.json),
+        Err(failure) => output::report(failure, g.json),
     }
 }

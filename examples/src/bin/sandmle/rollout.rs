@@ -5,11 +5,9 @@
 use crate::Globals;
 use crate::output::{Failure, Kind, print_json, say};
 use clap::Args;
-use sandmle_agents::codec::{CODECS, codec_by_name};
-use sandmle_agents::reward::{REWARD_SCHEMES, reward_by_name};
 use sandmle_agents::rollout::{Estimator, LlmPolicy, PanelPolicy, StdlibPythonPolicy};
 use sandmle_agents::trajectory::Trajectory;
-use sandmle_agents::{EpisodeConfig, Policy, RolloutConfig, Task, ToolSet, export};
+use sandmle_agents::{EpisodeOptions, Policy, RolloutConfig, Task, export};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -108,21 +106,24 @@ pub fn env_dirs(envs: Option<&Path>, index: Option<&Path>) -> Result<Vec<PathBuf
 }
 
 pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
-    let codec =
-        codec_by_name(&a.codec).ok_or_else(|| Failure::usage(format!("--codec: one of {}", CODECS.join(", "))))?;
-    let reward = reward_by_name(&a.reward)
-        .ok_or_else(|| Failure::usage(format!("--reward: one of {}", REWARD_SCHEMES.join(", "))))?;
     let estimator =
         Estimator::by_name(&a.estimator).ok_or_else(|| Failure::usage("--estimator: grpo, dr_grpo or rloo"))?;
-    let step = Duration::try_from_secs_f64(a.step_timeout)
-        .ok()
-        .filter(|d| !d.is_zero() && d.as_secs() <= 7 * 24 * 3600)
-        .ok_or_else(|| Failure::usage("--step-timeout must be a positive number of seconds, at most a week"))?;
     let tools = match a.policy.as_str() {
-        "panel" => ToolSet { code: false, pipeline: true },
-        "stdlib_python" | "openai" => ToolSet::default(),
+        "panel" => "pipeline",
+        "stdlib_python" | "openai" => "python",
         other => return Err(Failure::usage(format!("--policy: panel, stdlib_python or openai, not `{other}`"))),
     };
+    // Parsed and checked where the server and the Python package parse them.
+    let options = EpisodeOptions {
+        codec: Some(a.codec.clone()),
+        reward: Some(a.reward.clone()),
+        step_timeout_s: Some(a.step_timeout),
+        tools: Some(vec![tools.into()]),
+        ..EpisodeOptions::default()
+    };
+    let checked = options.check(Duration::from_secs(7 * 24 * 3600)).map_err(|e| Failure::usage(format!("--{e}")))?;
+    let (codec, reward, episode) = (checked.codec, checked.reward, checked.config);
+    let step = episode.step_timeout;
     let model = if a.policy == "openai" { Some(a.llm.model()?) } else { None };
     let threads = if model.is_some() { a.concurrency as usize } else { rayon::current_num_threads() };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -131,7 +132,6 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::new(Kind::System, format!("thread pool: {e}")))?;
     let dirs = env_dirs(a.envs.as_deref(), a.index.as_deref())?;
     let backends = sandmle::rl_backends_with(step, a.unsandboxed, a.python.settings());
-    let episode = EpisodeConfig { tools, step_timeout: step, ..EpisodeConfig::default() };
     let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed: a.seed, cancel: None };
     let bar = (!g.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(dirs.len() as u64);
@@ -142,7 +142,7 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
         bar
     });
     let one = |i: usize, dir: &PathBuf| -> Result<(sandmle_agents::rollout::Group, Task, serde_json::Value), Failure> {
-        let task = Task::read(dir).map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?;
+        let task = Task::read(dir).map_err(|e| Failure::from(e).with_context(dir))?;
         let env = task.environment();
         let specs = sandmle::panel_specs(env);
         let spec = env.task().clone();
@@ -160,7 +160,7 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
             })
         };
         let group = sandmle_agents::rollout_group(&task, &backends, a.group as usize, &factory, &config)
-            .map_err(|e| Failure::new(Kind::System, format!("{}: {e}", dir.display())))?;
+            .map_err(|e| Failure::from(e).with_context(dir))?;
         let row = export::verl_row(&task, config.codec.as_ref(), &config.episode, i, &dir.display().to_string());
         if let Some(bar) = &bar {
             bar.set_message(task.id().to_owned());
@@ -186,7 +186,7 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let write_err = |e: sandmle_agents::Error| Failure::new(Kind::System, e.to_string());
+    let write_err = Failure::from;
     sandmle_agents::trajectory::write_jsonl(&a.out, &all).map_err(write_err)?;
     if let Some(path) = &a.sft {
         export::write_rows(path, &all.iter().map(export::sft_row).collect::<Vec<_>>()).map_err(write_err)?;

@@ -34,7 +34,7 @@
 
 use crate::model::hist_forest::Kind;
 #[cfg(doc)]
-use crate::model::hist_forest::grow::PLACED_DEPTHS;
+use crate::model::hist_forest::grow::places::PLACED_DEPTHS;
 use crate::model::hist_forest::grow::{Grower, best_grouping};
 use crate::model::hist_forest::scan::{Split, node_squares, unpack};
 
