@@ -44,6 +44,9 @@ async fn tasks_list_splits_and_difficulty_and_reveal_no_answers() {
         ]
     );
     assert_eq!(task["name"], "wine");
+    // Measured at start-up: its gold comes from the same stock panel, so
+    // stock baselines reach it (band 1) until thresholds sit above them.
+    assert_eq!(task["difficulty"], json!({"value": 0.0, "band": 1}), "{task}");
     assert_eq!(task["modality"], "tabular");
     assert!(["train", "validation", "test"].contains(&task["split"].as_str().unwrap()));
     // Nothing of the private side: no threshold, no leaderboard score, no answer.

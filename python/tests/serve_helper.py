@@ -91,6 +91,18 @@ class Server:
         """The sessions that ran at least one step (not the prompts' resets)."""
         return [s for s in self.sessions() if s.get("steps")]
 
+    def played_since(self, before: int, n: int) -> List[dict]:
+        """The sessions played after the first ``before``, once ``n`` of
+        them have logged: a session logs its line when it has closed and
+        its workspace is gone, which may be a moment after its client saw
+        the episode end (a bounded wait, never a timing assertion)."""
+        import time
+
+        deadline = time.monotonic() + GUARD_S
+        while len(self.played()) < before + n and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.played()[before:]
+
     def stderr(self) -> str:
         with self._lock:
             return "".join(self._lines)

@@ -61,7 +61,7 @@ def test_the_openenv_example_plays_an_episode(server, tmp_path):
     serve_helper.require("openenv")
     before = len(server.played())
     (row,) = run("openenv_play.py", tmp_path, SANDMLE_URL=server.url)
-    (logged,) = server.played()[before:]
+    (logged,) = server.played_since(before, 1)
     assert row["termination"] == "answer" and row["total_reward"] > 0
     assert row["total_reward"] == pytest.approx(logged["reward"])
     assert sum(row["reward_components"].values()) == pytest.approx(row["total_reward"])
@@ -77,7 +77,7 @@ def test_the_trl_example_trains(server, tmp_path):
     before = len(server.played())
     run("trl_grpo.py", tmp_path, SANDMLE_URL=server.url, MODEL=model, TRAIN_STEPS="2", MAX_TURNS="2",
         TURN_TOKENS="16", TRL_EXPERIMENTAL_SILENCE="1", **task_env(server))
-    played = server.played()[before:]
+    played = server.played_since(before, 2 * 4)
     assert len(played) == 2 * 4  # two steps of four episodes each
     assert all(s["termination"] == "max_turns" and s["steps"] == 2 for s in played)
 
@@ -91,7 +91,7 @@ def test_the_verifiers_example_evaluates(server, tmp_path):
     with OpenAIStub(serve_helper.GOOD_EPISODE) as llm:
         rows = run("verifiers_eval.py", tmp_path, SANDMLE_URL=server.url, OPENAI_BASE_URL=llm.url,
                    MODEL="stub-model", OPENAI_API_KEY="sk-stub", **task_env(server))
-    played = server.played()[before:]
+    played = server.played_since(before, len(rows))
     assert len(rows) == len(played) == 4
     assert sorted(r["reward"] for r in rows) == pytest.approx(sorted(s["reward"] for s in played))
     assert all(r["reward"] > 0 and r["termination"] == "answer" for r in rows)

@@ -134,7 +134,7 @@ def test_grpo_trains_two_steps_on_served_episodes(server, tiny, tmp_path):
     # The reward function got the rollouts' own values ...
     assert [r for kw in seen for r in kw["sandmle_reward"]] == totals
     # ... which are the server's: one logged session per completion, same rewards.
-    played = server.played()[played_before:]
+    played = server.played_since(played_before, len(totals))
     assert sorted(s["reward"] for s in played) == pytest.approx(sorted(totals))
     assert all(s["steps"] == 2 and s["termination"] == "max_turns" for s in played)
     logged = [h for h in trainer.state.log_history if "reward" in h]
@@ -176,7 +176,7 @@ def test_a_generator_hook_plays_a_scored_episode(server, tiny, tmp_path):
     assert trainer.state.global_step == 1
 
     (prompts, out), = calls
-    played = server.played()[played_before:]
+    played = server.played_since(played_before, len(out["sandmle_reward"]))
     assert sorted(s["reward"] for s in played) == pytest.approx(sorted(out["sandmle_reward"]))
     for ids, mask, total, comps, term in zip(out["completion_ids"], out["env_mask"], out["sandmle_reward"],
                                              out["sandmle_reward_components"], out["sandmle_termination"]):

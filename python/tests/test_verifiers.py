@@ -75,7 +75,7 @@ def test_four_rollouts_score_what_the_server_scored(server, tmp_path):
     traces = [tr for ep in episodes for tr in ep.traces]
     assert len(traces) == 4
 
-    played = server.played()[played_before:]
+    played = server.played_since(played_before, 4)
     assert len(played) == 4
     assert sorted(tr.reward for tr in traces) == pytest.approx(sorted(s["reward"] for s in played))
     for tr in traces:

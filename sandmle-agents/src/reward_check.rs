@@ -85,6 +85,39 @@ impl From<&RewardReport> for RewardSummary {
     }
 }
 
+/// The difficulty of `env` for stock baselines
+/// ([`sandmle_core::Difficulty`]): what its provenance records
+/// (`details.difficulty`), else measured from its leaderboard when that is
+/// the stock baseline panel's (an environment the project generated or
+/// shrank, or a seed imported with its panel), with its oracle
+/// (`details.oracle`) or else its gold threshold as the ceiling and its
+/// sample submission (a constant prediction) graded by `grader` as the
+/// floor. `None` for a human leaderboard, or when nothing can be measured.
+///
+/// # Errors
+/// The grader's faults.
+pub fn difficulty_of(env: &Environment, grader: &dyn Grader) -> Result<Option<sandmle_core::Difficulty>> {
+    use sandmle_core::{Ceiling, Difficulty};
+    let details = &env.provenance.details;
+    if let Some(recorded) = details.get("difficulty") {
+        return Ok(serde_json::from_value(recorded.clone()).ok());
+    }
+    let stock = env.provenance.generator != "mlebench-import" || details.contains_key("panel");
+    let (Some(t), Some(best)) = (env.grading.thresholds, env.leaderboard.as_ref().and_then(|l| l.entries.first()))
+    else {
+        return Ok(None);
+    };
+    if !stock {
+        return Ok(None);
+    }
+    let ceiling = match details.get("oracle").and_then(|o| o.get("score")).and_then(serde_json::Value::as_f64) {
+        Some(oracle) => (Ceiling::Oracle, oracle),
+        None => (Ceiling::Gold, t.gold),
+    };
+    let sample = grader.grade(&env.grading_task(), &env.sample_submission)?;
+    Ok(sample.score.and_then(|c| Difficulty::measure(env.task().direction, ceiling, best.score, c)))
+}
+
 /// Tolerance of the bound comparisons (rewards are sums of a few products).
 const EPS: f64 = 1e-9;
 

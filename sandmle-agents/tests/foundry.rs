@@ -65,6 +65,8 @@ fn runs_are_byte_identical_across_threads_resumes_and_shards() {
         // The MLOps engineer's reward validation is recorded.
         assert_eq!(e["rewards"]["scheme"], "released_dense", "{line}");
         assert!(e["rewards"]["passed"].is_boolean() && e["rewards"]["failed"].is_array(), "{line}");
+        let band = e["difficulty"]["band"].as_u64().unwrap();
+        assert!((1..=5).contains(&band), "{line}");
     }
     assert!(first.contains_key("yield.json"));
 

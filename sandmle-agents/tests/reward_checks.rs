@@ -6,7 +6,8 @@
 mod common;
 
 use sandmle_agents::reward::{HumanRank, ReleasedDense};
-use sandmle_agents::reward_check::validate_rewards;
+use sandmle_agents::reward_check::{difficulty_of, validate_rewards};
+use sandmle_core::{Ceiling, Difficulty};
 use sandmle_metrics::StandardGrader;
 
 #[test]
@@ -42,4 +43,30 @@ fn a_median_threshold_a_constant_reaches_is_found_out() {
     let r = validate_rewards(&env, &StandardGrader, &ReleasedDense).unwrap();
     let constant = r.checks.iter().find(|c| c.name == "constant_at_most_floor").unwrap();
     assert!(!constant.passed && constant.reward > r.floor, "{constant:?}");
+}
+
+/// Difficulty from the panel leaderboard, the gold threshold (no oracle)
+/// and the sample's score; a recorded one wins; a human leaderboard has none.
+#[test]
+fn difficulty_is_measured_from_the_stock_panel_or_read_where_recorded() {
+    let mut env = common::seed("wine").env;
+    let d = difficulty_of(&env, &StandardGrader).unwrap().unwrap();
+    assert_eq!(d.ceiling, Ceiling::Gold);
+    assert_eq!(d.best_baseline, env.leaderboard.as_ref().unwrap().entries[0].score);
+    assert!((d.value, d.band) == (0.0, 1), "the panel's best beats its own gold: {d:?}");
+    // An oracle beyond every baseline (log loss: lower is better): the
+    // share of the road from the constant (1.09861) the best baseline
+    // (0.01116) leaves, (0.01116 + 1) / (1.09861 + 1).
+    env.provenance.details.insert("oracle".into(), serde_json::json!({"score": -1.0}));
+    let d = difficulty_of(&env, &StandardGrader).unwrap().unwrap();
+    assert_eq!(d.ceiling, Ceiling::Oracle);
+    assert!((d.value - 1.01116 / 2.09861).abs() < 1e-9 && d.band == 3, "{d:?}");
+    let recorded =
+        Difficulty::measure(sandmle_core::Direction::HigherIsBetter, (Ceiling::Gold, 1.0), 0.5, 0.0).unwrap();
+    env.provenance.details.insert("difficulty".into(), serde_json::to_value(recorded).unwrap());
+    assert_eq!(difficulty_of(&env, &StandardGrader).unwrap(), Some(recorded));
+    // An imported competition with a human leaderboard: no stock baseline.
+    let mut human = common::seed("wine").env;
+    human.provenance.details.remove("panel");
+    assert_eq!(difficulty_of(&human, &StandardGrader).unwrap(), None);
 }

@@ -50,6 +50,7 @@
 mod calibrate;
 mod catalogue;
 pub mod csv;
+mod difficulty;
 mod dna;
 mod environment;
 mod error;
@@ -77,6 +78,7 @@ pub use calibrate::{calibrate, set_thresholds};
 pub use catalogue::{
     CheckedMetric, METRICS, MetricFamily, MetricInfo, MetricInput, ParamInfo, metric_info, metric_names, params_map,
 };
+pub use difficulty::{BAND_EDGES, Ceiling, Difficulty};
 pub use dna::{FeatureDna, NumericShape, Signal, TargetDna, TaskDna};
 pub use environment::{
     Environment, GradingBundle, IMAGE_MANIFEST, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,

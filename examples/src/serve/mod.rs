@@ -80,8 +80,8 @@
 //!
 //! Messages and bodies are bounded by `max_message_bytes`. Each session
 //! writes one JSON line on stderr when it ends (`{"event": "session",
-//! "session", "task_id", "steps", "reward", "termination", "end",
-//! "duration_ms"}`).
+//! "session", "task_id", "steps", "reward", "termination", "env_ms" (the
+//! episode's own work: reset and steps), "end", "duration_ms"}`).
 //!
 //! [OpenEnv]: https://github.com/meta-pytorch/OpenEnv
 
@@ -270,6 +270,8 @@ struct Shared {
     next_session: AtomicU64,
     next_draw: AtomicU64,
     mcp: mcp::McpSessions,
+    /// Each task's difficulty, in the catalogue's order.
+    difficulty: Vec<Option<sandmle_core::Difficulty>>,
 }
 
 impl Shared {
@@ -366,6 +368,13 @@ pub async fn serve(
     let limits =
         listen::ConnectionLimits { max_connections: config.max_connections, header_timeout: config.header_timeout };
     let sessions = Arc::new(Semaphore::new(max));
+    let difficulty = catalog
+        .tasks
+        .iter()
+        .map(|(_, t)| {
+            sandmle_agents::reward_check::difficulty_of(t.environment(), backends.grader.as_ref()).ok().flatten()
+        })
+        .collect();
     let shared = Arc::new(Shared {
         catalog,
         backends,
@@ -375,6 +384,7 @@ pub async fn serve(
         next_session: AtomicU64::new(1),
         next_draw: AtomicU64::new(0),
         mcp: mcp::McpSessions::default(),
+        difficulty,
     });
     let reaper = tokio::spawn(mcp::reaper(Arc::clone(&shared)));
     let app = router(shared);

@@ -215,6 +215,7 @@ async fn session(mut socket: WebSocket, shared: Arc<Shared>, permit: Option<Owne
             "steps": e.steps().len(),
             "reward": e.outcome().map(|(v, _)| v.value),
             "termination": e.termination(),
+            "env_ms": u64::try_from(e.env_time().as_millis()).unwrap_or(u64::MAX),
         })
     });
     if let Some(mut e) = episode.take() {

@@ -19,9 +19,11 @@
 //! `train`, below 90 `validation`, else `test`. `GET /tasks?split=train`
 //! lists one split, and the reset option `split` draws a task from it.
 //!
-//! **Difficulty** is what the environment's provenance records
-//! (`details.difficulty`: `{"value", "band"}`), `null` when nothing was
-//! recorded.
+//! **Difficulty** (`{"value", "band"}`) is how hard the task is for stock
+//! baselines: what the environment records, else measured when the server
+//! starts from its panel leaderboard, ceiling (oracle or gold) and sample
+//! submission ([`sandmle_agents::reward_check::difficulty_of`]); `null`
+//! for a human leaderboard.
 
 use super::Shared;
 use axum::extract::{RawQuery, State};
@@ -44,8 +46,9 @@ pub fn split_of(task_id: &str) -> &'static str {
     }
 }
 
-/// One task's entry.
-pub fn entry(name: &str, task: &Task) -> Value {
+/// One task's entry, with its difficulty as measured when the server
+/// started (see [`sandmle_agents::reward_check::difficulty_of`]).
+pub fn entry(name: &str, task: &Task, difficulty: Option<&sandmle_core::Difficulty>) -> Value {
     let env = task.environment();
     let spec = env.task();
     let to_name = |v: Value| v.as_str().map(str::to_owned).unwrap_or_default();
@@ -59,7 +62,7 @@ pub fn entry(name: &str, task: &Task) -> Value {
         "is_lower_better": spec.direction.is_lower_better(),
         "n_train": env.train.n_rows(),
         "n_test": env.test.n_rows(),
-        "difficulty": env.provenance.details.get("difficulty").cloned().unwrap_or(Value::Null),
+        "difficulty": difficulty.map(|d| json!({"value": d.value, "band": d.band})),
     })
 }
 
@@ -83,8 +86,9 @@ pub(super) async fn http_tasks(State(shared): State<Arc<Shared>>, RawQuery(query
         .catalog
         .tasks
         .iter()
-        .filter(|(_, t)| split.is_none_or(|s| s == split_of(t.id())))
-        .map(|(name, t)| entry(name, t))
+        .zip(&shared.difficulty)
+        .filter(|((_, t), _)| split.is_none_or(|s| s == split_of(t.id())))
+        .map(|((name, t), d)| entry(name, t, d.as_ref()))
         .collect();
     axum::Json(json!({"num_tasks": tasks.len(), "tasks": tasks})).into_response()
 }

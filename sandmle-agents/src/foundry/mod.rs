@@ -248,6 +248,7 @@ impl Foundry {
             attempts.push(a.record);
             if let Some(env) = a.env {
                 let rewards = self.mlops.validate_rewards(&env)?.as_ref().map(Into::into);
+                let difficulty = self.mlops.difficulty(&env)?;
                 let dir = env.write_into(out, &WriteOptions { overwrite: true, ..WriteOptions::default() })?;
                 let env_id = env.id()?;
                 let path = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| env_id.clone());
@@ -264,6 +265,7 @@ impl Foundry {
                     generator: format!("{} {}", env.provenance.generator, env.provenance.generator_version),
                     domain: attempts.last().and_then(|a| a.domain.clone()),
                     rewards,
+                    difficulty,
                 };
                 let record = SlotRecord {
                     schema: SLOT_SCHEMA.into(),

@@ -110,4 +110,7 @@ pub struct IndexEntry {
     /// The MLOps engineer's reward validation, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rewards: Option<crate::reward_check::RewardSummary>,
+    /// How hard it is for stock baselines, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<sandmle_core::Difficulty>,
 }

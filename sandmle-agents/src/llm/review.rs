@@ -49,6 +49,10 @@ impl MlOpsEngineer for LlmMlOps {
         self.base.validate_rewards(env)
     }
 
+    fn difficulty(&self, env: &Environment) -> Result<Option<sandmle_core::Difficulty>> {
+        self.base.difficulty(env)
+    }
+
     fn check(&self, env: &Environment) -> Result<GradingCheck> {
         let mut check = self.base.check(env)?;
         let task = env.task();

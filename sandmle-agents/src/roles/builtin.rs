@@ -132,6 +132,11 @@ impl MlOpsEngineer for MlOps {
         Ok(Some(report))
     }
 
+    /// Measured with this role's grader.
+    fn difficulty(&self, env: &Environment) -> Result<Option<sandmle_core::Difficulty>> {
+        crate::reward_check::difficulty_of(env, self.grader.as_ref())
+    }
+
     fn check(&self, env: &Environment) -> Result<GradingCheck> {
         let task = env.grading_task();
         self.grader.check(&task)?;

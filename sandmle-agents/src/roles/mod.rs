@@ -104,6 +104,17 @@ pub trait MlOpsEngineer: Send + Sync {
         let _ = env;
         Ok(None)
     }
+
+    /// How hard a kept environment is for stock baselines
+    /// ([`crate::reward_check::difficulty_of`]): recorded in `index.jsonl`.
+    /// The default measures none.
+    ///
+    /// # Errors
+    /// When the measurement cannot run.
+    fn difficulty(&self, env: &Environment) -> Result<Option<sandmle_core::Difficulty>> {
+        let _ = env;
+        Ok(None)
+    }
 }
 
 /// Writes `description.md`.
@@ -132,6 +143,7 @@ sandmle_core::forward_impls!(MlOpsEngineer {
     fn name(&self) -> &str;
     fn check(&self, env: &Environment) -> Result<GradingCheck>;
     fn validate_rewards(&self, env: &Environment) -> Result<Option<crate::reward_check::RewardReport>>;
+    fn difficulty(&self, env: &Environment) -> Result<Option<sandmle_core::Difficulty>>;
 });
 sandmle_core::forward_impls!(TechnicalWriter {
     fn name(&self) -> &str;
