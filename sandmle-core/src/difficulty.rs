@@ -30,7 +30,8 @@ pub enum Ceiling {
 /// An environment's difficulty and what it was measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Difficulty {
-    /// In `[0, 1]` (see the [module documentation](self)).
+    /// In `[0, 1]`: `(ceiling − best) / (ceiling − constant)`, in the
+    /// better direction, clipped.
     pub value: f64,
     /// 1 to 5.
     pub band: u8,
