@@ -6,10 +6,11 @@ a sandboxed Python step, Score, answer) so that the model's time is nil and
 what is measured is the adapter and the server.
 
 Reported (medians over ``--reps`` groups): episodes per minute, the group's
-wall time, and the server's share of it — the episodes' own work as the
-server logs it (each session's ``env_ms``: its reset and steps), summed over
-the group and divided by the two cores' wall time; the rest is the
-WebSockets, JSON, tokenising and the adapter's bookkeeping.
+wall time, the longest episode's own work as the server logs it (its
+session's ``env_ms``: reset and steps; the group's episodes run side by
+side, so this is the server's critical path), and the adapter's share of the
+wall time — what is left over the longest episode: WebSockets, JSON,
+tokenising and the adapter's bookkeeping.
 
 Usage, from the repository root, with the package and the ``trl`` extra
 installed and a release build (``cargo build --release --bin sandmle``):
@@ -75,10 +76,10 @@ def main():
                 out = rollout(prompts, trainer)
                 wall = time.perf_counter() - start
                 assert all(t == "answer" for t in out["sandmle_termination"]), out["sandmle_termination"]
-                played = server.played()[played_before:]
-                work_s = sum(s["env_ms"] for s in played) / 1000
+                played = server.played_since(played_before, a.group)
+                longest_s = max(s["env_ms"] for s in played) / 1000
                 walls.append(wall)
-                shares.append(work_s / (2 * wall))
+                shares.append((longest_s, max(0.0, wall - longest_s) / wall))
             walls, shares = walls[1:], shares[1:]  # the first group warms the sandbox and caches
         finally:
             serve_helper.stop(server)
@@ -87,7 +88,8 @@ def main():
         "group": a.group,
         "episodes_per_minute": round(60 * a.group / median, 1),
         "group_wall_s": {"median": round(median, 3), "min": round(min(walls), 3), "max": round(max(walls), 3)},
-        "server_work_share": round(statistics.median(shares), 3),
+        "longest_episode_env_s": round(statistics.median(x for x, _ in shares), 3),
+        "adapter_share": round(statistics.median(y for _, y in shares), 3),
         "reps": a.reps,
         "python": sys.version.split()[0],
         "cores": os.cpu_count(),
