@@ -161,6 +161,16 @@ fn eventually(within: Duration, mut ok: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// A session of `served` reset on wine, sent a code step running `code`
+/// (not waited for).
+async fn session_with_step(served: &Served, code: &str) -> Ws {
+    let mut ws = connect(served).await;
+    send(&mut ws, RESET.into()).await;
+    assert_eq!(next_json(&mut ws).await.unwrap()["type"], "observation");
+    send(&mut ws, json!({"type": "step", "data": {"content": code_turn(code)}}).to_string()).await;
+    ws
+}
+
 /// A code turn in SandMLE's format.
 fn code_turn(code: &str) -> String {
     format!("<think>run</think>\n<tool_call>\npython\n<code>\n{code}\n</code>\n</tool_call>")
@@ -248,11 +258,7 @@ async fn sigterm_kills_running_programs_and_closes_every_session() {
         return;
     }
     let mut served = Served::start(&[]);
-    let mut ws = connect(&served).await;
-    send(&mut ws, RESET.into()).await;
-    assert_eq!(next_json(&mut ws).await.unwrap()["type"], "observation");
-    send(&mut ws, json!({"type": "step", "data": {"content": code_turn("import time\ntime.sleep(600)")}}).to_string())
-        .await;
+    let mut ws = session_with_step(&served, "import time\ntime.sleep(600)").await;
     assert!(eventually(Duration::from_secs(30), || served.sandbox_processes() > 0), "the step runs");
     tokio::time::sleep(Duration::from_secs(1)).await;
     let asked = Instant::now();
@@ -284,11 +290,7 @@ async fn a_client_leaving_mid_step_kills_its_program() {
         return;
     }
     let served = Served::start(&[]);
-    let mut ws = connect(&served).await;
-    send(&mut ws, RESET.into()).await;
-    assert_eq!(next_json(&mut ws).await.unwrap()["type"], "observation");
-    send(&mut ws, json!({"type": "step", "data": {"content": code_turn("import time\ntime.sleep(600)")}}).to_string())
-        .await;
+    let ws = session_with_step(&served, "import time\ntime.sleep(600)").await;
     assert!(eventually(Duration::from_secs(30), || served.sandbox_processes() > 0), "the step runs");
     drop(ws);
     assert!(eventually(Duration::from_secs(20), || served.sandbox_processes() == 0), "the program is killed");
@@ -304,11 +306,7 @@ async fn pings_are_answered_during_a_step_and_replies_keep_their_order() {
         return;
     }
     let served = Served::start(&[]);
-    let mut ws = connect(&served).await;
-    send(&mut ws, RESET.into()).await;
-    assert_eq!(next_json(&mut ws).await.unwrap()["type"], "observation");
-    send(&mut ws, json!({"type": "step", "data": {"content": code_turn("import time\ntime.sleep(4)")}}).to_string())
-        .await;
+    let mut ws = session_with_step(&served, "import time\ntime.sleep(4)").await;
     send(&mut ws, json!({"type": "state"}).to_string()).await;
     let mut pongs_before_reply = 0;
     let mut pinged = 0u8;

@@ -11,17 +11,12 @@ run (and ``SANDMLE_REQUIRE_BWRAP`` is unset) the server is started with
 
 import asyncio
 import json
-import queue
-import shutil
-import signal
-import subprocess
-import threading
 import urllib.request
 
 import pytest
 from openenv.core import GenericEnvClient
 
-from conftest import REPO, bwrap_works
+import serve_helper
 
 MAX_SESSIONS = 3
 GUARD_S = 120  # "does not hang" guards only; nothing asserts on time
@@ -40,33 +35,11 @@ FINISH = "<think>Done.</think><answer>submission.csv</answer>"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, sandmle_bin):
-    envs = tmp_path_factory.mktemp("envs")
-    shutil.copytree(REPO / "examples" / "seeds" / "wine", envs / "wine")
-    cmd = [str(sandmle_bin), "--json", "serve", "--envs", str(envs), "--host", "127.0.0.1",
-           "--port", "0", "--max-sessions", str(MAX_SESSIONS)]
-    if not bwrap_works():
-        cmd.append("--unsandboxed")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines: "queue.Queue[str]" = queue.Queue()
-    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
-    try:
-        first = lines.get(timeout=GUARD_S)
-    except queue.Empty:
-        proc.kill()
-        pytest.fail("sandmle serve did not start")
-    info = json.loads(first)
-    assert info["environments"] == 1, info
-    yield info["listening"]
-    proc.send_signal(signal.SIGTERM)
-    try:
-        _, err = proc.communicate(timeout=GUARD_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        pytest.fail("sandmle serve did not shut down on SIGTERM")
-    assert proc.returncode == 0, err
+    served = serve_helper.start(tmp_path_factory.mktemp("envs"), sandmle_bin, max_sessions=MAX_SESSIONS)
+    yield served.url
+    serve_helper.stop(served)
     # One JSON line per session on stderr.
-    sessions = [json.loads(l) for l in err.splitlines() if l.startswith('{"') and '"session"' in l]
-    assert any(s.get("end") == "close" for s in sessions), err
+    assert any(s.get("end") == "close" for s in served.sessions()), served.stderr()
 
 
 def play(env) -> list:
