@@ -17,20 +17,9 @@ import pytest
 from openenv.core import GenericEnvClient
 
 import serve_helper
+from serve_helper import COPY_SUBMISSION, FINISH, GUARD_S, SCORE
 
 MAX_SESSIONS = 3
-GUARD_S = 120  # "does not hang" guards only; nothing asserts on time
-
-COPY_SUBMISSION = (
-    "<think>Start from the sample submission.</think>\n"
-    "<tool_call>\npython\n<code>\n"
-    "import shutil\n"
-    "shutil.copy('sample_submission.csv', 'submission.csv')\n"
-    "print('copied')\n"
-    "</code>\n</tool_call>"
-)
-SCORE = '<think>Grade it.</think><tool_call>{"name": "Score", "arguments": {}}</tool_call>'
-FINISH = "<think>Done.</think><answer>submission.csv</answer>"
 
 
 @pytest.fixture(scope="module")
