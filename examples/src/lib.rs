@@ -73,7 +73,7 @@ impl Composition {
                 panel: Arc::clone(&self.panel),
                 grader: Arc::clone(&self.grader),
             }),
-            mlops: Arc::new(MlOps { grader: Arc::clone(&self.grader) }),
+            mlops: Arc::new(MlOps { grader: Arc::clone(&self.grader), verifier: Arc::clone(&self.verifier) }),
             writer: Arc::new(Writer),
             verifier: Arc::clone(&self.verifier),
             config,

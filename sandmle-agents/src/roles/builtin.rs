@@ -119,7 +119,15 @@ impl MlDeveloper for Developer {
 pub struct MlOps {
     /// The grader every check goes through.
     pub grader: Arc<dyn Grader>,
+    /// The gates: the checks the MLOps engineer shares with verification
+    /// (the sample valid, thresholds recorded and ordered, gold beating the
+    /// sample) are theirs, run through [`sandmle_core::Verifier::verify_gates`].
+    pub verifier: Arc<dyn sandmle_core::Verifier>,
 }
+
+/// The gates the MLOps engineer runs as its own checks.
+pub const MLOPS_GATES: [&str; 4] =
+    ["sample_submission", "thresholds_recorded", "thresholds_ordered", "gold_beats_sample"];
 
 impl MlOpsEngineer for MlOps {
     fn name(&self) -> &str {
@@ -152,26 +160,17 @@ impl MlOpsEngineer for MlOps {
         if metric_info(&env.task().metric.name).is_some_and(|m| m.direction != direction) {
             refusals.push(format!("the task's direction is not `{}`'s", env.task().metric.name));
         }
-        match &env.grading.thresholds {
-            None => refusals.push("no thresholds".into()),
-            Some(t) => {
-                if t.direction() != direction {
-                    refusals.push("the thresholds point the other way from the metric".into());
-                }
-                if !t.strictly_ordered() {
-                    refusals.push(format!(
-                        "thresholds not strictly ordered: gold {} silver {} bronze {} median {}",
-                        t.gold, t.silver, t.bronze, t.median
-                    ));
-                }
-                if let Some(s) = sample.score
-                    && !direction.better(t.gold, s)
-                {
-                    refusals.push(format!("gold {} is not better than the sample's {s}", t.gold));
-                }
-                if !perfect.gold_medal {
-                    refusals.push("a perfect submission does not reach gold".into());
-                }
+        if let Some(t) = &env.grading.thresholds
+            && t.direction() != direction
+        {
+            refusals.push("the thresholds point the other way from the metric".into());
+        }
+        if env.grading.thresholds.is_some() && !perfect.gold_medal {
+            refusals.push("a perfect submission does not reach gold".into());
+        }
+        for gate in self.verifier.verify_gates(env, &MLOPS_GATES)? {
+            if !gate.passed {
+                refusals.push(format!("gate {} failed: {}", gate.gate, gate.detail));
             }
         }
         Ok(GradingCheck { sample_score: sample.score, perfect_score: perfect.score, refusals })

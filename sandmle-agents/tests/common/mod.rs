@@ -43,7 +43,7 @@ pub fn developer(p: &Parts) -> Developer {
 }
 
 pub fn mlops(p: &Parts) -> MlOps {
-    MlOps { grader: Arc::clone(&p.grader) }
+    MlOps { grader: Arc::clone(&p.grader), verifier: Arc::clone(&p.verifier) }
 }
 
 pub fn foundry(config: FoundryConfig) -> Foundry {

@@ -24,8 +24,19 @@ pub trait Verifier: Send + Sync {
     /// # Errors
     /// When the checks themselves cannot run.
     fn verify(&self, env: &Environment) -> Result<Vec<GateResult>>;
+
+    /// The results of the gates named in `gates` only, in the fixed order
+    /// (the checks a role runs itself, say). The default runs every gate
+    /// and keeps those; implementations run only what is asked.
+    ///
+    /// # Errors
+    /// As [`Verifier::verify`].
+    fn verify_gates(&self, env: &Environment, gates: &[&str]) -> Result<Vec<GateResult>> {
+        Ok(self.verify(env)?.into_iter().filter(|g| gates.contains(&g.gate.as_str())).collect())
+    }
 }
 
 forward_impls!(Verifier {
     fn verify(&self, env: &Environment) -> Result<Vec<GateResult>>;
+    fn verify_gates(&self, env: &Environment, gates: &[&str]) -> Result<Vec<GateResult>>;
 });
