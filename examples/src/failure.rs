@@ -89,6 +89,7 @@ blamed_from!(
     sandmle_core::Error,
     sandmle_metrics::Error,
     sandmle_exec::Error,
+    sandmle_exec::SandboxError,
     sandmle_synth::Error,
     sandmle_agents::Error
 );

@@ -75,12 +75,20 @@ fn exec_errors() -> Vec<(sandmle_exec::Error, Fault)> {
         (E::ModelPanicked { model: "knn", message: s() }, Fault::Agent),
         (E::NonFinitePrediction { model: s() }, Fault::Agent),
         (E::TimeLimit { limit: std::time::Duration::from_secs(1) }, Fault::Agent),
+        (E::Process(sandmle_exec::SandboxError::Sandbox { reason: s() }), Fault::System),
+        (E::Image { file: s(), reason: s() }, Fault::Environment),
+        (E::Core(sandmle_core::Error::MissingFile { path: p() }), Fault::Environment),
+    ]
+}
+
+fn sandbox_errors() -> Vec<(sandmle_exec::SandboxError, Fault)> {
+    use sandmle_exec::SandboxError as E;
+    vec![
         (E::Io { path: p(), source: io() }, Fault::System),
         (E::SandboxUnavailable { reason: s() }, Fault::System),
         (E::Sandbox { reason: s() }, Fault::System),
         (E::Python { interpreter: p(), reason: s() }, Fault::System),
-        (E::Image { file: s(), reason: s() }, Fault::Environment),
-        (E::Core(sandmle_core::Error::MissingFile { path: p() }), Fault::Environment),
+        (E::Core(sandmle_core::Error::UnsafeOutput { path: p(), reason: s() }), Fault::Caller),
     ]
 }
 
@@ -179,6 +187,7 @@ where
 fn every_error_variant_is_the_same_fault_on_every_front_end() {
     check("core", core_errors());
     check("exec", exec_errors());
+    check("sandbox", sandbox_errors());
     check("metrics", metrics_errors());
     check("synth", synth_errors());
     check("agents", agents_errors());
@@ -199,7 +208,10 @@ fn a_submissions_errors_are_invalid_submissions_through_a_port() {
 #[test]
 fn a_port_error_keeps_its_implementations_fault() {
     for (e, fault) in [
-        (sandmle_exec::Error::SandboxUnavailable { reason: "no userns".into() }, Fault::System),
+        (
+            sandmle_exec::Error::Process(sandmle_exec::SandboxError::SandboxUnavailable { reason: "no userns".into() }),
+            Fault::System,
+        ),
         (sandmle_exec::Error::Spec { reason: "bad".into() }, Fault::Agent),
     ] {
         let port = sandmle_core::Error::from(e);

@@ -1,7 +1,5 @@
 //! The one error type of `sandmle-exec`.
 
-use std::path::PathBuf;
-
 /// Why a solution could not be run.
 ///
 /// Every variant carries its context in fields; smartcore's errors are
@@ -122,39 +120,10 @@ pub enum Error {
         /// The limit.
         limit: std::time::Duration,
     },
-    /// A file or process operation failed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The path involved.
-        path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The sandbox is required but cannot be created on this machine
-    /// (bubblewrap is missing, broken, or refused by the kernel): the
-    /// system's fault, not the program's, which was not run.
-    #[error("no sandbox: {reason}; the program was not run (opt out with the unsandboxed mode only if you trust it)")]
-    SandboxUnavailable {
-        /// Why, with bubblewrap's own message.
-        reason: String,
-    },
-    /// The sandbox could not be set up.
-    #[error("sandbox: {reason}")]
-    Sandbox {
-        /// Why.
-        reason: String,
-    },
-    /// The Python environment asked for cannot be exposed in the sandbox:
-    /// no interpreter there, it does not run, or it would expose too much
-    /// (a path such as `/home` or `/`).
-    #[error("python environment {}: {reason}", interpreter.display())]
-    Python {
-        /// The interpreter or prefix that was asked for.
-        interpreter: PathBuf,
-        /// Why it cannot be used.
-        reason: String,
-    },
+    /// The process executor (the sandbox) could not run a program: its
+    /// own error type, [`crate::SandboxError`].
+    #[error(transparent)]
+    Process(#[from] crate::process::Error),
     /// An image of the environment is missing or cannot be decoded: the
     /// environment is broken, not the solution (converted into
     /// [`sandmle_core::Error::InvalidEnvironment`]).
@@ -175,12 +144,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl sandmle_core::Blame for Error {
     /// The solution's errors ([`Error::is_solution_fault`]) are the agent's;
-    /// a broken image the environment's; I/O, the sandbox and the Python
-    /// environment the system's.
+    /// a broken image the environment's; the sandbox's its own (the
+    /// system's).
     fn fault(&self) -> sandmle_core::Fault {
         use sandmle_core::Fault;
         match self {
             Error::Core(inner) => inner.fault(),
+            Error::Process(inner) => inner.fault(),
             Error::Image { .. } => Fault::Environment,
             e if e.is_solution_fault() => Fault::Agent,
             _ => Fault::System,
@@ -212,22 +182,9 @@ impl Error {
     /// spec, a step or model unfit for the task's data, a model that fails
     /// or panics on it, a run past its time limit. Executors report these
     /// as [`sandmle_core::ExecStatus::Rejected`] (or `TimedOut`) executions;
-    /// the rest ([`Error::Io`], [`Error::SandboxUnavailable`],
-    /// [`Error::Sandbox`], [`Error::Python`], [`Error::Core`]) are the
-    /// executor's own faults, and [`Error::Image`] the environment's.
+    /// the rest ([`Error::Process`], the sandbox's, and [`Error::Core`]) are
+    /// the executor's own faults, and [`Error::Image`] the environment's.
     pub fn is_solution_fault(&self) -> bool {
-        !matches!(
-            self,
-            Error::Io { .. }
-                | Error::SandboxUnavailable { .. }
-                | Error::Sandbox { .. }
-                | Error::Python { .. }
-                | Error::Image { .. }
-                | Error::Core(_)
-        )
-    }
-
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        !matches!(self, Error::Process(_) | Error::Image { .. } | Error::Core(_))
     }
 }

@@ -13,7 +13,7 @@
 //! - [`ProcessExecutor`]: runs an agent's own program in a fresh
 //!   workspace holding only public files, inside bubblewrap — required by
 //!   default: a machine where the sandbox cannot be created refuses the run
-//!   ([`Error::SandboxUnavailable`]) unless [`SandboxMode::Unsandboxed`] is
+//!   ([`SandboxError::SandboxUnavailable`]) unless [`SandboxMode::Unsandboxed`] is
 //!   asked for — with only descriptors 0–2, a minimal `/etc` and `/dev`,
 //!   capped `/tmp` and `/dev/shm`, a wall-clock limit on the whole process
 //!   group, and memory, process-count, file-size, workspace and output
@@ -66,6 +66,8 @@ mod target;
 pub use error::{Error, Result};
 pub use executor::{PipelineExecutor, PipelineRun};
 pub use panel::{KNN_MAX_ROWS, PANEL_VERSION, Panel, PanelEntry, PanelReport};
+/// The process executor's error type: what stops it from running a program.
+pub use process::Error as SandboxError;
 pub use process::{
     CodeSteps, DEFAULT_PRELOAD, Limits, PRELOAD_SUBMODULES, PUBLIC_FILES, ProcessExecutor, ProcessWorkspace,
     PythonChoice, PythonEnv, PythonSettings, SandboxMode, bubblewrap_available, reclaim_stale_runs,

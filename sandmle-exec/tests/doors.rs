@@ -12,7 +12,7 @@ use common::{STARTS, Start, bwrap_or_skip, run_sh};
 use sandmle_core::scratch::MARKER;
 use sandmle_core::testing::tiny_environment;
 use sandmle_core::{ExecStatus, Execution, Program};
-use sandmle_exec::{Error, Limits, ProcessExecutor, SandboxMode};
+use sandmle_exec::{Limits, ProcessExecutor, SandboxError as Error, SandboxMode};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

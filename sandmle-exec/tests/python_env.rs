@@ -10,7 +10,7 @@ mod common;
 
 use common::{assert_warm, bwrap_or_skip, executor, py_step};
 use sandmle_core::{ExecStatus, Workspace};
-use sandmle_exec::{CodeSteps, Error, Limits, PythonChoice, PythonEnv};
+use sandmle_exec::{CodeSteps, Limits, PythonChoice, PythonEnv, SandboxError as Error};
 use std::path::PathBuf;
 use std::time::Duration;
 

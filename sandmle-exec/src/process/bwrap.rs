@@ -2,8 +2,8 @@
 //! checks it can be created here before a program is trusted to it.
 
 use super::Limits;
+use super::error::{Error, Result};
 use super::python::PythonEnv;
-use crate::error::{Error, Result};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -76,6 +76,7 @@
 //! child that starts its own session escapes the group kill.
 
 mod bwrap;
+mod error;
 mod python;
 mod report;
 mod session;
@@ -83,12 +84,13 @@ mod wait;
 mod warm;
 mod workspace;
 
+pub use error::Error;
 pub use python::{CodeSteps, DEFAULT_PRELOAD, PRELOAD_SUBMODULES, PythonChoice, PythonEnv, PythonSettings};
 pub use session::ProcessWorkspace;
 pub use workspace::PUBLIC_FILES;
 
-use crate::error::{Error, Result};
 use bwrap::{Plan, Shape};
+use error::Result;
 use nix::sys::signal::Signal;
 use report::{UNSANDBOXED_WARNING, isolation_report};
 use sandmle_core::csv::{CsvLimits, ReadOptions, read_csv_bytes};

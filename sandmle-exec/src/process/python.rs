@@ -18,8 +18,8 @@
 //! refused with [`Error::Python`].
 
 use super::bwrap::{SAFE_PATH, find_program};
+use super::error::{Error, Result};
 use super::wait::{Waited, tail_reader, wait_with_deadline};
-use crate::error::{Error, Result};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};

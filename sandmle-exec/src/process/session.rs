@@ -26,12 +26,12 @@
 //! (the entry is removed, then created exclusively).
 
 use super::bwrap::{self, HOST_UID, Plan, Shape};
+use super::error::{Error, Result};
 use super::python::{CodeSteps, PythonEnv};
 use super::report::{UNSANDBOXED_WARNING, isolation_report};
 use super::warm::{Warm, WarmRun};
 use super::workspace::{PUBLIC_FILES, RunDir, Usage, usage, write_public};
 use super::{Budget, CANCELLED, Cold, Limits, ProcessExecutor, SandboxMode};
-use crate::error::{Error, Result};
 use sandmle_core::{ExecStatus, Execution, PublicView, Table, Timings, Workspace};
 use std::io::Write;
 use std::time::{Duration, Instant};

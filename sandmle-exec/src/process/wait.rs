@@ -1,7 +1,7 @@
 //! Waiting for the program under its deadline and budget, and capturing
 //! the tails of its output.
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;

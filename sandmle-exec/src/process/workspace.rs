@@ -3,7 +3,7 @@
 
 use super::Limits;
 use super::bwrap::{HOST_UID, SYNTHETIC_ETC};
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use sandmle_core::PublicView;
 use sandmle_core::csv::write_csv;
 use sandmle_core::scratch::{MarkedDir, UNMARKED_GRACE, reclaim_stale};
