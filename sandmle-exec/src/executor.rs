@@ -277,19 +277,22 @@ pub(crate) fn fit_and_assemble(
             x_test,
             columns: Some(&columns),
             seed: sandmle_core::derive_seed(spec.seed, &format!("target-{i}")),
+        };
+        let caches = model::Caches {
             neighbours: neighbours.as_ref(),
             bins: bins.as_ref(),
             forests: forests.as_ref().and_then(|f| f.share(spec)),
         };
         outputs.push(match t {
-            Target::Classes(c) => match model::fit_predict(&d, &spec.model, model::Target::Classes(c))? {
+            Target::Classes(c) => match model::fit_predict(&d, caches, &spec.model, model::Target::Classes(c))? {
                 Prediction::Probs(p) => Output::Probs(c.clone(), p),
                 Prediction::Values(_) => {
                     return Err(Error::UnsupportedTask { reason: "a classifier predicted values".into() });
                 }
             },
             Target::Values(v) => {
-                let Prediction::Values(mut pred) = model::fit_predict(&d, &spec.model, model::Target::Values(v))?
+                let Prediction::Values(mut pred) =
+                    model::fit_predict(&d, caches, &spec.model, model::Target::Values(v))?
                 else {
                     return Err(Error::UnsupportedTask { reason: "a regressor predicted classes".into() });
                 };

@@ -19,6 +19,22 @@
 //!   group, and memory, process-count, file-size, workspace and output
 //!   limits.
 //!
+//! Two jobs, one module boundary each: the models (`model/`, behind the
+//! pipeline executor and the panel) and the sandbox (`process/`, the
+//! process executor), which shares nothing with the models, not even an
+//! error type ([`SandboxError`] is its own; [`Error::Process`] wraps it).
+//!
+//! Design decision: a model is parameters, checked, then fitted. A spec's
+//! parameters ([`ModelSpec`], within a [`PipelineSpec`]) are checked once
+//! into a [`CheckedPipeline`] before anything runs (linfa's `ParamGuard`
+//! pattern), and the one place a spec meets its implementation fits it and
+//! predicts the test rows in one call: the histogram forests predict while
+//! they grow and kNN never fits, so a separate fitted object would only
+//! cost copies. What the models of one panel run share — kNN's neighbour
+//! lists, the binned matrix, the forests grown for several members — is
+//! passed to them explicitly, never carried with their data; a model
+//! fitted alone shares nothing and predicts the same bits.
+//!
 //! Both executors implement core's [`sandmle_core::Executor`] and the panel
 //! implements [`sandmle_core::BaselinePanel`]; grading reaches this crate
 //! only through core's [`sandmle_core::Grader`] trait.

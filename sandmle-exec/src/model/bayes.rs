@@ -186,16 +186,7 @@ mod tests {
         let x = array![[0., 1.], [1., 3.], [2., 2.], [5., 1.], [6., 0.5], [7., 2.5], [3., 3.], [4., 4.]];
         let t = array![[1., 2.], [5.5, 1.], [3.5, 3.5], [10., -1.]];
         let clock = Clock::default();
-        let d = Data {
-            clock: &clock,
-            x: &x,
-            x_test: &t,
-            columns: None,
-            seed: 0,
-            neighbours: None,
-            bins: None,
-            forests: None,
-        };
+        let d = Data { clock: &clock, x: &x, x_test: &t, columns: None, seed: 0 };
         let p = gaussian(&d, &[0, 0, 0, 1, 1, 1, 2, 2], 3, 1e-9).unwrap();
         let want = array![
             [0.9999999213198634, 5.0812243530601825e-09, 7.359891229645294e-08],

@@ -155,9 +155,14 @@ fn row_slice<'a>(row: &'a ArrayView1<'_, f64>, scratch: &'a mut Vec<f64>) -> &'a
 
 /// For each test row: its `k` nearest training rows with their weights,
 /// nearest first; from the shared lists when they are long enough.
-fn neighbours(d: &Data<'_>, k: usize, distance_weighted: bool) -> Result<Vec<Vec<(usize, f64)>>> {
+fn neighbours(
+    d: &Data<'_>,
+    shared: Option<&NeighbourCache>,
+    k: usize,
+    distance_weighted: bool,
+) -> Result<Vec<Vec<(usize, f64)>>> {
     check(k, d.x.nrows())?;
-    let Some(cache) = d.neighbours.filter(|c| c.k >= k && c.k <= d.x.nrows()) else {
+    let Some(cache) = shared.filter(|c| c.k >= k && c.k <= d.x.nrows()) else {
         let near = nearest(d, k, true);
         return Ok(near.iter().map(|n| weights(n, distance_weighted)).collect());
     };
@@ -221,12 +226,13 @@ fn weights(near: &[(f64, usize)], distance_weighted: bool) -> Vec<(usize, f64)> 
 /// their total, so no probability exceeds 1 by rounding).
 pub(super) fn classifier(
     d: &Data<'_>,
+    shared: Option<&NeighbourCache>,
     y: &[usize],
     classes: usize,
     k: usize,
     distance_weighted: bool,
 ) -> Result<Array2<f64>> {
-    let near = neighbours(d, k, distance_weighted)?;
+    let near = neighbours(d, shared, k, distance_weighted)?;
     let mut out = Array2::<f64>::zeros((near.len(), classes));
     for (mut o, row) in out.rows_mut().into_iter().zip(&near) {
         for &(j, w) in row {
@@ -240,8 +246,14 @@ pub(super) fn classifier(
 
 /// The (weighted) mean of the `k` nearest training targets: the weighted
 /// sum over the sum of the weights, as scikit-learn computes it.
-pub(super) fn regressor(d: &Data<'_>, y: &[f64], k: usize, distance_weighted: bool) -> Result<Vec<f64>> {
-    let near = neighbours(d, k, distance_weighted)?;
+pub(super) fn regressor(
+    d: &Data<'_>,
+    shared: Option<&NeighbourCache>,
+    y: &[f64],
+    k: usize,
+    distance_weighted: bool,
+) -> Result<Vec<f64>> {
+    let near = neighbours(d, shared, k, distance_weighted)?;
     Ok(near
         .iter()
         .map(|row| row.iter().map(|&(j, w)| w * y[j]).sum::<f64>() / row.iter().map(|&(_, w)| w).sum::<f64>())
@@ -255,7 +267,7 @@ mod tests {
     use ndarray::array;
 
     fn data<'a>(clock: &'a Clock, x: &'a Array2<f64>, t: &'a Array2<f64>) -> Data<'a> {
-        Data { clock, x, x_test: t, columns: None, seed: 0, neighbours: None, bins: None, forests: None }
+        Data { clock, x, x_test: t, columns: None, seed: 0 }
     }
 
     /// The squared distance summed in four lanes, one row at a time.
@@ -303,11 +315,11 @@ mod tests {
         let clock = Clock::default();
         let x = array![[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [5.0, 5.0]];
         let t = array![[0.1, 0.0], [5.0, 4.0]];
-        let p = classifier(&data(&clock, &x, &t), &[0, 1, 1, 0], 2, 3, false).unwrap();
+        let p = classifier(&data(&clock, &x, &t), None, &[0, 1, 1, 0], 2, 3, false).unwrap();
         assert_eq!(p, array![[1.0 / 3.0, 2.0 / 3.0], [2.0 / 3.0, 1.0 / 3.0]]);
         // Rows 1 and 2 are equally far from the origin: k = 2 takes row 1.
         let at_origin = array![[0.0, 0.0]];
-        let near = neighbours(&data(&clock, &x, &at_origin), 2, false).unwrap();
+        let near = neighbours(&data(&clock, &x, &at_origin), None, 2, false).unwrap();
         assert_eq!(near[0].iter().map(|p| p.0).collect::<Vec<_>>(), vec![0, 1]);
     }
 
@@ -320,14 +332,14 @@ mod tests {
         let t = Array2::from_shape_fn((5, 3), |(i, j)| (i + j) as f64 * 0.7);
         let y: Vec<usize> = (0..12).map(|i| (i * 7) % 3).collect();
         let cache = NeighbourCache::new(7);
-        let shared = Data { neighbours: Some(&cache), ..data(&clock, &x, &t) };
+        let shared = data(&clock, &x, &t);
         for (k, weighted) in [(1, false), (5, false), (7, true), (3, true)] {
-            let alone = classifier(&data(&clock, &x, &t), &y, 3, k, weighted).unwrap();
-            assert_eq!(classifier(&shared, &y, 3, k, weighted).unwrap(), alone, "k = {k}");
+            let alone = classifier(&data(&clock, &x, &t), None, &y, 3, k, weighted).unwrap();
+            assert_eq!(classifier(&shared, Some(&cache), &y, 3, k, weighted).unwrap(), alone, "k = {k}");
         }
         // A k beyond the shared lists computes its own.
-        let alone = classifier(&data(&clock, &x, &t), &y, 3, 9, false).unwrap();
-        assert_eq!(classifier(&shared, &y, 3, 9, false).unwrap(), alone);
+        let alone = classifier(&data(&clock, &x, &t), None, &y, 3, 9, false).unwrap();
+        assert_eq!(classifier(&shared, Some(&cache), &y, 3, 9, false).unwrap(), alone);
     }
 
     /// Five neighbours of one class at these distances: their normalised
@@ -338,7 +350,7 @@ mod tests {
     fn a_single_class_neighbourhood_has_probability_one() {
         let clock = Clock::default();
         let x = Array2::from_shape_vec((6, 1), vec![2.95, 0.19, 1.52, 0.23, 2.14, 50.0]).unwrap();
-        let p = classifier(&data(&clock, &x, &array![[0.0]]), &[1, 1, 1, 1, 1, 0], 2, 5, true).unwrap();
+        let p = classifier(&data(&clock, &x, &array![[0.0]]), None, &[1, 1, 1, 1, 1, 0], 2, 5, true).unwrap();
         assert_eq!(p, array![[0.0, 1.0]]);
     }
 
@@ -346,9 +358,9 @@ mod tests {
     fn distance_weights_are_inverse_and_exact_matches_take_all() {
         let clock = Clock::default();
         let x = array![[0.0], [1.0], [3.0]];
-        let v = regressor(&data(&clock, &x, &array![[2.0], [1.0]]), &[0.0, 10.0, 30.0], 2, true).unwrap();
+        let v = regressor(&data(&clock, &x, &array![[2.0], [1.0]]), None, &[0.0, 10.0, 30.0], 2, true).unwrap();
         assert!((v[0] - 20.0).abs() < 1e-12, "{v:?}");
         assert_eq!(v[1], 10.0);
-        assert!(neighbours(&data(&clock, &x, &array![[0.0]]), 4, false).is_err());
+        assert!(neighbours(&data(&clock, &x, &array![[0.0]]), None, 4, false).is_err());
     }
 }

@@ -37,7 +37,14 @@ pub(crate) struct Data<'a> {
     /// by models that work column by column instead of gathering them.
     pub columns: Option<&'a [&'a [f64]]>,
     pub seed: u64,
-    /// Neighbour lists shared with other kNN models on the same matrices.
+}
+
+/// What the models of one panel run on the same matrices share, passed
+/// explicitly to the models that read it (kNN, the histogram forests and
+/// trees); a model fitted alone shares nothing ([`Caches::default`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Caches<'a> {
+    /// Neighbour lists shared with other kNN models.
     pub neighbours: Option<&'a NeighbourCache>,
     /// The binned training matrix shared with other histogram models.
     pub bins: Option<&'a SharedBins>,
@@ -67,7 +74,12 @@ pub(crate) enum Prediction {
 /// place a model spec meets its implementation. Parameters were checked
 /// with the spec ([`crate::CheckedPipeline`]); what depends on the data is
 /// checked here and in the model functions.
-pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) -> Result<Prediction> {
+pub(crate) fn fit_predict(
+    d: &Data<'_>,
+    caches: Caches<'_>,
+    spec: &ModelSpec,
+    target: Target<'_>,
+) -> Result<Prediction> {
     d.clock.check_deadline()?;
     let (x, x_test) = (d.x, d.x_test);
     if let Target::Classes(c) = target
@@ -109,8 +121,8 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
                 keep_inner: None,
             };
             match target {
-                C(c) => Probs(hist_forest::classifier(d, &c.y, c.k(), params)?),
-                V(y) => Values(hist_forest::regressor(d, y, params)?),
+                C(c) => Probs(hist_forest::classifier(d, caches, &c.y, c.k(), params)?),
+                V(y) => Values(hist_forest::regressor(d, caches, y, params)?),
             }
         }
         (ModelSpec::RandomForest { n_trees, max_depth, min_samples_leaf, max_features }, target) => {
@@ -138,16 +150,22 @@ pub(crate) fn fit_predict(d: &Data<'_>, spec: &ModelSpec, target: Target<'_>) ->
                 keep_inner: None,
             };
             match target {
-                C(c) => {
-                    Probs(hist_forest::classifier(d, &c.y, c.k(), params(max_features.unwrap_or_else(sqrt_features)))?)
-                }
-                V(y) => Values(hist_forest::regressor(d, y, params(max_features.unwrap_or(x.ncols().max(1))))?),
+                C(c) => Probs(hist_forest::classifier(
+                    d,
+                    caches,
+                    &c.y,
+                    c.k(),
+                    params(max_features.unwrap_or_else(sqrt_features)),
+                )?),
+                V(y) => Values(hist_forest::regressor(d, caches, y, params(max_features.unwrap_or(x.ncols().max(1))))?),
             }
         }
         (ModelSpec::Knn { k, distance_weighted }, C(c)) => {
-            Probs(knn::classifier(d, &c.y, c.k(), *k, *distance_weighted)?)
+            Probs(knn::classifier(d, caches.neighbours, &c.y, c.k(), *k, *distance_weighted)?)
         }
-        (ModelSpec::Knn { k, distance_weighted }, V(y)) => Values(knn::regressor(d, y, *k, *distance_weighted)?),
+        (ModelSpec::Knn { k, distance_weighted }, V(y)) => {
+            Values(knn::regressor(d, caches.neighbours, y, *k, *distance_weighted)?)
+        }
         (ModelSpec::GaussianNb { var_smoothing }, C(c)) => Probs(bayes::gaussian(d, &c.y, c.k(), *var_smoothing)?),
         (ModelSpec::MultinomialNb { alpha }, C(c)) => Probs(bayes::multinomial(d, &c.y, c.k(), *alpha)?),
         (ModelSpec::Svm { c: penalty, kernel }, C(c)) => Probs(svm::classifier(d, &c.y, c.k(), *penalty, *kernel)?),

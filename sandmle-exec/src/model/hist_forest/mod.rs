@@ -28,7 +28,7 @@ mod row_order;
 mod scan;
 mod shared;
 
-use super::Data;
+use super::{Caches, Data};
 use crate::error::{Error, Result};
 use binning::{column_bins, ranked_bins};
 use grow::Grower;
@@ -512,7 +512,14 @@ fn grow_logged(
 }
 
 /// Grows the forest and returns each test row's mean leaf payload.
-fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistParams) -> Result<Array2<f64>> {
+fn forest(
+    d: &Data<'_>,
+    caches: Caches<'_>,
+    y_class: &[usize],
+    y_value: &[f64],
+    kind: Kind,
+    p: HistParams,
+) -> Result<Array2<f64>> {
     let (x, x_test) = (d.x, d.x_test);
     let start = Instant::now();
     if x.nrows() < 2 {
@@ -523,7 +530,7 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
         return Err(Error::Model { model: "hist_forest", message });
     }
     let fitted;
-    let bins = match d.bins {
+    let bins = match caches.bins {
         Some(shared) => shared.0.get_or_init(|| Bins::fit(x, d.columns)),
         None => {
             fitted = Bins::fit(x, d.columns);
@@ -533,14 +540,14 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     let training = Training { bins, n: x.nrows(), y_class, y_value, kind };
     // A forest of larger leaves replays the searches a shared forest of
     // its seed logged, where it may (see [`grow::Searched`]).
-    let replay = d.forests.and_then(|s| s.cache.replay_for((d.seed, p, kind), (y_class, y_value)));
+    let replay = caches.forests.and_then(|s| s.cache.replay_for((d.seed, p, kind), (y_class, y_value)));
     let logs = |keep| Logs { keep, replay: replay.as_deref().map_or(&[], Vec::as_slice) };
     let grow = |p: HistParams, keep| grow_logged(&training, p, d.seed, d.clock.deadline, Search::FASTEST, logs(keep));
     // A forest whose trees are a prefix of a shared one's, or that
     // prefix cut at its depth, reads them (see [`SharedForests`]); any
     // other grows its own.
     let deadline = d.clock.deadline.is_some();
-    let shared = d.forests.and_then(|s| {
+    let shared = caches.forests.and_then(|s| {
         s.forest((d.seed, p, kind), (y_class, y_value), deadline, |params, keep| grow(params, keep).ok())
     });
     // A shallower member's trees are the shared ones cut at its depth.
@@ -567,7 +574,7 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
     let dims = (width, x_test.nrows());
     // Trees read as grown from a shared forest add to the sums of the
     // longest prefix of them already added up (see [`SharedForests`]).
-    let from_prefix = match (&shared, d.forests) {
+    let from_prefix = match (&shared, caches.forests) {
         (Some((all, None)), Some(share)) => share.cache.leaf_sums(all, x_test, p.n_trees, |from, start| {
             let start = start.unwrap_or_else(|| vec![0.0; x_test.nrows() * out_width]);
             predict::add_leaf_sums(&all[from..p.n_trees], test, dims, out_width, order, start)
@@ -583,13 +590,19 @@ fn forest(d: &Data<'_>, y_class: &[usize], y_value: &[f64], kind: Kind, p: HistP
 }
 
 /// Class probabilities: the mean of the trees' leaf class frequencies.
-pub(super) fn classifier(d: &Data<'_>, y: &[usize], k: usize, p: HistParams) -> Result<Array2<f64>> {
-    forest(d, y, &[], Kind::Classes(k), p)
+pub(super) fn classifier(
+    d: &Data<'_>,
+    caches: Caches<'_>,
+    y: &[usize],
+    k: usize,
+    p: HistParams,
+) -> Result<Array2<f64>> {
+    forest(d, caches, y, &[], Kind::Classes(k), p)
 }
 
 /// Values: the mean of the trees' leaf means.
-pub(super) fn regressor(d: &Data<'_>, y: &[f64], p: HistParams) -> Result<Vec<f64>> {
-    forest(d, &[], y, Kind::Values, p).map(|m| m.column(0).to_vec())
+pub(super) fn regressor(d: &Data<'_>, caches: Caches<'_>, y: &[f64], p: HistParams) -> Result<Vec<f64>> {
+    forest(d, caches, &[], y, Kind::Values, p).map(|m| m.column(0).to_vec())
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Tests of the parent module.
 
 use super::*;
+use crate::error::Result;
 use crate::model::hist_forest::{classifier, regressor};
-use crate::model::{Clock, Data};
+use crate::model::{Caches, Clock, Data};
 use ndarray::Array2;
 use rand::RngExt;
 use sandmle_core::rng_for;
@@ -18,15 +19,28 @@ fn forest_spec(n_trees: usize, seed: u64, max_depth: Option<u16>) -> PipelineSpe
     }
 }
 
-/// A fit's data: `x` to train on, `test` to predict, the forests'
-/// cache when it shares.
+/// A fit: `x` to train on, `test` to predict, the forests' cache when it
+/// shares.
+struct Fit<'a> {
+    data: Data<'a>,
+    caches: Caches<'a>,
+}
+
 fn fit_data<'a>(
     clock: &'a Clock,
     (x, test): (&'a Array2<f64>, &'a Array2<f64>),
     seed: u64,
     forests: Option<ForestShare<'a>>,
-) -> Data<'a> {
-    Data { clock, x, x_test: test, columns: None, seed, neighbours: None, bins: None, forests }
+) -> Fit<'a> {
+    Fit { data: Data { clock, x, x_test: test, columns: None, seed }, caches: Caches { forests, ..Caches::default() } }
+}
+
+fn classify(f: &Fit<'_>, y: &[usize], k: usize, p: HistParams) -> Result<Array2<f64>> {
+    classifier(&f.data, f.caches, y, k, p)
+}
+
+fn regress(f: &Fit<'_>, y: &[f64], p: HistParams) -> Result<Vec<f64>> {
+    regressor(&f.data, f.caches, y, p)
 }
 
 fn params(n_trees: usize) -> HistParams {
@@ -58,11 +72,11 @@ fn a_forest_read_from_a_shared_one_predicts_what_it_predicts_alone() {
     for (spec, n) in specs[..3].iter().zip([10, 100, 30]) {
         let share = cache.share(spec);
         assert_eq!(share.map(|s| s.plan.trees), Some(100), "{}", spec.name);
-        let shared = classifier(&data(share), &y, 3, params(n)).unwrap();
-        let alone = classifier(&data(None), &y, 3, params(n)).unwrap();
+        let shared = classify(&data(share), &y, 3, params(n)).unwrap();
+        let alone = classify(&data(None), &y, 3, params(n)).unwrap();
         assert_eq!(bits(shared), bits(alone), "{} trees", n);
-        let shared = regressor(&data(share), &values, params(n)).unwrap();
-        let alone = regressor(&data(None), &values, params(n)).unwrap();
+        let shared = regress(&data(share), &values, params(n)).unwrap();
+        let alone = regress(&data(None), &values, params(n)).unwrap();
         assert_eq!(bits(shared), bits(alone), "{} trees of values", n);
     }
     // One forest of classes and one of values, each grown once; the
@@ -78,9 +92,12 @@ fn a_forest_read_from_a_shared_one_predicts_what_it_predicts_alone() {
     let read = share.forest((11, params(30), Kind::Classes(3)), (&y, &[]), false, |_, _| panic!("grown again"));
     let (all, _) = read.expect("the forest of classes, grown");
     assert!(cache.leaf_sums(&all, &other, 30, |_, _| panic!("not shared")).is_none());
-    let read = |x_test| Data { x_test, ..data(cache.share(&specs[2])) };
-    let shared = classifier(&read(&other), &y, 3, params(30)).unwrap();
-    let alone = classifier(&Data { x_test: &other, ..data(None) }, &y, 3, params(30)).unwrap();
+    let read = |x_test, forests| {
+        let f = data(forests);
+        Fit { data: Data { x_test, ..f.data }, caches: f.caches }
+    };
+    let shared = classify(&read(&other, cache.share(&specs[2])), &y, 3, params(30)).unwrap();
+    let alone = classify(&read(&other, None), &y, 3, params(30)).unwrap();
     assert_eq!(bits(shared), bits(alone), "another test matrix");
     // A member that comes while the forest grows is told to grow its
     // own, not made to wait.
@@ -118,16 +135,16 @@ fn a_forest_of_larger_leaves_replays_the_shared_forests_searches() {
     let data = |forests| fit_data(&clock, (&x, &test), 11, forests);
     let five = HistParams { min_samples_leaf: 5, ..params(100) };
     // The smaller leaves first: their forest is grown and logged.
-    classifier(&data(cache.share(&specs[0])), &y, 3, params(100)).unwrap();
-    regressor(&data(cache.share(&specs[0])), &values, params(100)).unwrap();
+    classify(&data(cache.share(&specs[0])), &y, 3, params(100)).unwrap();
+    regress(&data(cache.share(&specs[0])), &values, params(100)).unwrap();
     assert!(cache.replay_for((11, five, Kind::Classes(3)), (&y, &[])).is_some_and(|l| l.len() == 100));
     assert!(cache.replay_for((11, five, Kind::Values), (&[], &values)).is_some());
     assert!(cache.replay_for((12, five, Kind::Classes(3)), (&y, &[])).is_none(), "another seed");
-    let shared = classifier(&data(cache.share(&specs[1])), &y, 3, five).unwrap();
-    let alone = classifier(&data(None), &y, 3, five).unwrap();
+    let shared = classify(&data(cache.share(&specs[1])), &y, 3, five).unwrap();
+    let alone = classify(&data(None), &y, 3, five).unwrap();
     assert_eq!(bits(shared), bits(alone), "classes");
-    let shared = regressor(&data(cache.share(&specs[1])), &values, five).unwrap();
-    let alone = regressor(&data(None), &values, five).unwrap();
+    let shared = regress(&data(cache.share(&specs[1])), &values, five).unwrap();
+    let alone = regress(&data(None), &values, five).unwrap();
     assert_eq!(bits(shared), bits(alone), "values");
 }
 
@@ -176,12 +193,12 @@ fn a_shallower_forest_reads_the_shared_trees_cut_at_its_depth() {
         assert_eq!(share.map(|s| s.plan), Some(Plan { trees: 100, depth: None, keep: Some(4), log: false }));
         let p = HistParams { max_depth: depth, ..params(n) };
         for (classes, k) in [(&y, 3), (&two, 2)] {
-            let shared = classifier(&data(share), classes, k, p).unwrap();
-            let alone = classifier(&data(None), classes, k, p).unwrap();
+            let shared = classify(&data(share), classes, k, p).unwrap();
+            let alone = classify(&data(None), classes, k, p).unwrap();
             assert_eq!(bits(shared), bits(alone), "{} trees of depth {depth:?}, {k} classes", n);
         }
-        let shared = regressor(&data(share), &values, p).unwrap();
-        let alone = regressor(&data(None), &values, p).unwrap();
+        let shared = regress(&data(share), &values, p).unwrap();
+        let alone = regress(&data(None), &values, p).unwrap();
         assert_eq!(bits(shared), bits(alone), "{} trees of values of depth {depth:?}", n);
     }
     // Three forests grown once each (two kinds of classes, values).
@@ -222,11 +239,11 @@ fn decision_trees_of_one_seed_share_one_tree_cut_at_their_depths() {
         let log = min_samples_leaf == 1;
         assert_eq!(plan, Some(Plan { trees: 1, depth: want.0, keep: want.1, log }), "{max_depth:?}");
         let p = HistParams { max_depth, min_samples_leaf, max_features: 6, bootstrap: false, ..params(1) };
-        let shared = classifier(&data(cache.share(spec)), &y, 4, p).unwrap();
-        let alone = classifier(&data(None), &y, 4, p).unwrap();
+        let shared = classify(&data(cache.share(spec)), &y, 4, p).unwrap();
+        let alone = classify(&data(None), &y, 4, p).unwrap();
         assert_eq!(bits(shared), bits(alone), "depth {max_depth:?}, leaves of {min_samples_leaf}");
-        let shared = regressor(&data(cache.share(spec)), &values, p).unwrap();
-        let alone = regressor(&data(None), &values, p).unwrap();
+        let shared = regress(&data(cache.share(spec)), &values, p).unwrap();
+        let alone = regress(&data(None), &values, p).unwrap();
         assert_eq!(bits(shared), bits(alone), "values, depth {max_depth:?}, leaves of {min_samples_leaf}");
     }
     // Two trees of classes and two of values, each grown once.
