@@ -102,7 +102,7 @@ pub fn difficulty_of(env: &Environment, grader: &dyn Grader) -> Result<Option<sa
     if let Some(recorded) = details.get("difficulty") {
         return Ok(serde_json::from_value(recorded.clone()).ok());
     }
-    let stock = env.provenance.generator != "mlebench-import" || details.contains_key("panel");
+    let stock = !env.provenance.has_real_leaderboard();
     let (Some(t), Some(best)) = (env.grading.thresholds, env.leaderboard.as_ref().and_then(|l| l.entries.first()))
     else {
         return Ok(None);

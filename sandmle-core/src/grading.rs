@@ -38,6 +38,17 @@ impl Thresholds {
         let d = self.direction();
         d.better(self.gold, self.silver) && d.better(self.silver, self.bronze) && d.better(self.bronze, self.median)
     }
+
+    /// `true` if gold is at least as good as silver, silver as bronze and
+    /// bronze as the median: the order MLE-bench's medal rule gives every
+    /// real leaderboard, ties included (a competition whose top teams share
+    /// a score has gold equal to silver).
+    pub fn ordered(&self) -> bool {
+        let d = self.direction();
+        d.at_least(self.gold, self.silver)
+            && d.at_least(self.silver, self.bronze)
+            && d.at_least(self.bronze, self.median)
+    }
 }
 
 /// A medal.

@@ -10,8 +10,9 @@
 //! hashes like any other file — so `grading.json` stays small however many
 //! images there are, and a changed, added or removed image is caught.
 //!
-//! PNG is the one format the in-process tools decode; files of any format
-//! are kept, hashed and shown to agents' programs alike.
+//! The in-process tools decode PNG, JPEG and TIFF ([`crate::decode_image`]);
+//! files of any format are kept byte for byte, hashed and shown to agents'
+//! programs alike.
 
 use crate::error::{Error, Result};
 use crate::fsutil::sha256_hex;

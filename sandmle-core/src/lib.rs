@@ -27,8 +27,8 @@
 //!   directories reclaimed once their owner is dead; [`tree`]: measuring
 //!   and removing the trees agents' programs write, at any depth.
 //! - [`rng_for`]: the seeded ChaCha8 generator every random choice uses.
-//! - [`ImageSpec`], [`ImageSet`], [`encode_png`], [`decode_png`]: image
-//!   tasks, whose rows are image files beside the tables.
+//! - [`ImageSpec`], [`ImageSet`], [`encode_png`], [`decode_image`]: image
+//!   tasks, whose rows are image files (PNG, JPEG, TIFF) beside the tables.
 //!
 //! ```
 //! use sandmle_core::{Environment, WriteOptions, testing::tiny_environment};
@@ -64,6 +64,7 @@ mod plan;
 mod png_io;
 mod ports;
 mod provenance;
+mod raster;
 mod rng;
 pub mod scratch;
 pub mod stats;
@@ -81,7 +82,8 @@ pub use catalogue::{
 pub use difficulty::{BAND_EDGES, Ceiling, Difficulty};
 pub use dna::{FeatureDna, NumericShape, Signal, TargetDna, TaskDna};
 pub use environment::{
-    Environment, GradingBundle, IMAGE_MANIFEST, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR, WriteOptions, import_mlebench,
+    Environment, GradingBundle, IMAGE_MANIFEST, IMPORT_GENERATOR, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR,
+    WriteOptions, import_mlebench,
 };
 pub use error::{Error, Result};
 pub use fault::{Blame, FailureKind, Fault};
@@ -106,6 +108,7 @@ pub use ports::{
     Synthesizer, Timings, TokenTrace, ToolCall, ToolSpec, Usage, Verifier, Workspace,
 };
 pub use provenance::Provenance;
+pub use raster::{ImageFormat, decode_image};
 pub use rng::{SeedRng, derive_seed, rng_for};
 pub use table::{
     Categorical, CellText, CellValue, Column, ColumnType, Table, format_f64, format_label, parse_f64_lenient,

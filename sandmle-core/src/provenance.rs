@@ -54,6 +54,15 @@ impl Provenance {
         }
     }
 
+    /// Whether the environment's leaderboard is a real competition's: it
+    /// was imported ([`crate::IMPORT_GENERATOR`]) and no baseline panel
+    /// replaced its leaderboard since (`sandmle panel --write` records
+    /// `details.panel`). A generated or shrunk environment's leaderboard is
+    /// the stock panel's.
+    pub fn has_real_leaderboard(&self) -> bool {
+        self.generator == crate::IMPORT_GENERATOR && !self.details.contains_key("panel")
+    }
+
     /// The canonical JSON bytes (pretty, fields in declaration order, maps
     /// sorted, floats shortest round-trip).
     ///

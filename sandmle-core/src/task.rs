@@ -124,6 +124,14 @@ pub struct TaskSpec {
     /// files (`None` for tables alone; absent from `grading.json` then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<crate::images::ImageSpec>,
+    /// Columns of `train.csv` that `test.csv` does not hold and that are
+    /// not targets: what a real competition ships with its training rows
+    /// alone (a patient id, a second diagnosis, the date a label was
+    /// made). No model is given them as features; a solution may use them
+    /// in training (to group folds, say). Empty for most tasks (absent
+    /// from `grading.json` then).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub train_only_columns: Vec<String>,
 }
 
 /// What a submission's prediction columns hold, which decides what a
@@ -188,6 +196,14 @@ impl MetricSpec {
 }
 
 impl TaskSpec {
+    /// Whether a `train.csv` column is a feature: neither the id, a target
+    /// nor a [train-only column](TaskSpec::train_only_columns).
+    pub fn is_feature(&self, column: &str) -> bool {
+        column != self.id_column
+            && !self.target_columns.iter().any(|t| t == column)
+            && !self.train_only_columns.iter().any(|t| t == column)
+    }
+
     /// The form of a submission for this task ([`MetricSpec::submission_form`]).
     pub fn submission_form(&self) -> SubmissionForm {
         self.metric.submission_form(self.kind)

@@ -37,6 +37,7 @@ pub fn tiny_environment() -> Environment {
         metric: MetricSpec::named("roc_auc"),
         direction: Direction::HigherIsBetter,
         images: None,
+        train_only_columns: Vec::new(),
     };
     // The tables above are well formed, so building them cannot fail.
     Environment {

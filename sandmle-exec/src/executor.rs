@@ -218,8 +218,7 @@ impl Partial {
         if let Some(name) = images.as_ref().and_then(|((image_train, _), _)| clashing_name(view, image_train.names())) {
             return Err(sandmle_core::Error::DuplicateColumn { name: name.clone() }.into());
         }
-        let features: Vec<String> =
-            train.names().iter().filter(|n| *n != id && !task.target_columns.contains(n)).cloned().collect();
+        let features: Vec<String> = train.names().iter().filter(|n| task.is_feature(n)).cloned().collect();
         if let Some(missing) = features.iter().find(|f| !test.has_column(f)) {
             return Err(Error::MissingTestColumn { column: missing.clone() });
         }

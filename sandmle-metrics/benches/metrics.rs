@@ -69,6 +69,7 @@ fn grading(c: &mut Criterion) {
             metric: MetricSpec::named("roc_auc"),
             direction: Direction::HigherIsBetter,
             images: None,
+            train_only_columns: Vec::new(),
         });
         g.bench_with_input(BenchmarkId::new("roc_auc", n), &n, |b, _| {
             b.iter(|| {

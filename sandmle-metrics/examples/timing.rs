@@ -33,6 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         metric: MetricSpec::named("roc_auc"),
         direction: Direction::HigherIsBetter,
         images: None,
+        train_only_columns: Vec::new(),
     });
     let mut out = serde_json::Map::new();
     for n in &args[2..] {

@@ -36,7 +36,7 @@ pub(crate) fn describe(task: &TaskSpec, story: &Story, train: &Table, test_rows:
     let _ = writeln!(s, "- `sample_submission.csv`: a valid submission with a constant prediction.\n");
     let _ = writeln!(s, "## Columns\n");
     for (name, col) in train.iter() {
-        if name == task.id_column || task.target_columns.iter().any(|t| t == name) {
+        if !task.is_feature(name) {
             continue;
         }
         let _ = writeln!(s, "- `{name}` ({}; {} missing)", type_word(col.column_type()), col.missing_count());

@@ -6,7 +6,7 @@ use crate::random::shuffle;
 use crate::stats::{correlated_pairs, mean, sd, shape};
 use sandmle_core::{
     Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, ImageDna, ImageSpec, Signal, Solution,
-    TargetDna, TaskDna, decode_png, rng_for,
+    TargetDna, TaskDna, decode_image, rng_for,
 };
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -27,13 +27,8 @@ pub const CORRELATION_FLOOR: f64 = 0.3;
 /// images is a readable PNG.
 pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
     let task = env.task();
-    let feature_names: Vec<&str> = env
-        .train
-        .names()
-        .iter()
-        .map(String::as_str)
-        .filter(|n| *n != task.id_column && !task.target_columns.iter().any(|t| t == n))
-        .collect();
+    let feature_names: Vec<&str> =
+        env.train.names().iter().map(String::as_str).filter(|n| task.is_feature(n)).collect();
     let mut features = Vec::with_capacity(feature_names.len());
     let mut numeric: Vec<(usize, &[f64])> = Vec::new();
     for (i, name) in feature_names.iter().enumerate() {
@@ -171,7 +166,7 @@ fn image_dna(env: &Environment, spec: &ImageSpec) -> Result<ImageDna> {
         let Some(id) = ids.get_str(r) else { continue };
         let name = spec.file_name(&id);
         let Some(bytes) = env.images.get(&name) else { continue };
-        let Ok(px) = decode_png(bytes, &name) else { continue };
+        let Ok(px) = decode_image(bytes, &name) else { continue };
         widths.push(px.width);
         heights.push(px.height);
         *channels.entry(px.channels).or_insert(0) += 1;

@@ -3,10 +3,10 @@
 //!
 //! | gate | passes when |
 //! |---|---|
-//! | `schema` | the tables agree with the task, and train and test share their feature columns, numeric in both or in neither |
+//! | `schema` | the tables agree with the task, and train and test share their feature columns (the task's train-only columns aside), numeric in both or in neither |
 //! | `sample_submission` | the sample submission grades as valid |
 //! | `thresholds_recorded` | `grading.json`'s thresholds — the ones `evaluate` grades with — equal the thresholds recomputed from the reference leaderboard, so a hand-edited (say inverted) set cannot pass |
-//! | `thresholds_ordered` | gold is strictly better than silver, silver than bronze, bronze than the median |
+//! | `thresholds_ordered` | gold is strictly better than silver, silver than bronze, bronze than the median; for an imported competition's real leaderboard ([`sandmle_core::Provenance::has_real_leaderboard`]) at least as good, as MLE-bench's medal rule may tie them |
 //! | `gold_beats_sample` | gold is strictly better than the sample submission's score |
 //! | `solvable` | the best baseline beats the sample (constant) submission by at least `solvable_margin` of the sample's score (an absolute 0.05 when that score is 0) |
 //! | `not_saturated` | the sample submission does not reach bronze |
@@ -176,9 +176,12 @@ impl GateVerifier {
             ),
             Gate::ThresholdsRecorded => thresholds_recorded(ctx),
             Gate::ThresholdsOrdered => match &ctx.recorded {
+                // An imported competition's leaderboard is a real one: MLE-bench's
+                // medal rule may tie its thresholds there. A generated
+                // leaderboard must order them strictly.
                 Some(t) => result(
                     gate,
-                    t.strictly_ordered(),
+                    if ctx.env.provenance.has_real_leaderboard() { t.ordered() } else { t.strictly_ordered() },
                     &[
                         ("gold", t.gold),
                         ("silver", t.silver),
@@ -286,7 +289,7 @@ impl GateVerifier {
         let classes = task.kind.is_classification();
         let mut worst = (0.0, String::new());
         for (name, col) in env.train.iter() {
-            if name == task.id_column || task.target_columns.iter().any(|t| t == name) {
+            if !task.is_feature(name) {
                 continue;
             }
             if let Column::Numeric(x) = col {
@@ -509,7 +512,7 @@ fn schema(env: &Environment) -> std::result::Result<(), String> {
     env.validate().map_err(|e| e.to_string())?;
     let task = env.task();
     for (name, col) in env.train.iter() {
-        if name == task.id_column || task.target_columns.iter().any(|t| t == name) {
+        if !task.is_feature(name) {
             continue;
         }
         let test = env.test.column(name).map_err(|_| format!("test.csv lacks feature `{name}`"))?;
@@ -524,7 +527,7 @@ fn schema(env: &Environment) -> std::result::Result<(), String> {
             ));
         }
     }
-    if env.test.n_cols() + task.target_columns.len() != env.train.n_cols() {
+    if env.test.n_cols() + task.target_columns.len() + task.train_only_columns.len() != env.train.n_cols() {
         return Err("test.csv does not hold exactly the training features".into());
     }
     Ok(())

@@ -245,6 +245,7 @@ impl DnaSynthesizer {
             metric: dna.metric.clone(),
             direction: dna.direction,
             images: None,
+            train_only_columns: Vec::new(),
         };
         let t = tables(&task, train, test)?;
         let story = Story {

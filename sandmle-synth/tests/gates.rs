@@ -275,3 +275,45 @@ fn no_answers_in_public_catches_test_rows_copied_into_train_with_labels() {
     assert!(results.contains(&"no_answers_in_public".to_owned()), "{results:?}");
     assert!(!failed(good_scores(), &env).contains(&"no_answers_in_public".to_owned()));
 }
+
+/// Kaggle competitions ship columns only the training rows have (a
+/// patient id, a second diagnosis); the task names them and the schema
+/// gate accepts them, while one it does not name still fails.
+#[test]
+fn schema_accepts_train_only_columns_the_task_names() {
+    let mut env = micro();
+    let n = env.train.n_rows();
+    env.train.push_column("patient_id", Column::Numeric((0..n).map(|i| (i % 7) as f64).collect())).unwrap();
+    assert_eq!(failed(good_scores(), &env), ["schema"]);
+    env.grading.task.train_only_columns = vec!["patient_id".into()];
+    assert!(failed(good_scores(), &env).is_empty());
+}
+
+/// A train-only copy of the target is no leak: no test row has it.
+#[test]
+fn a_train_only_copy_of_the_target_is_no_leak() {
+    let mut env = micro();
+    let copy = env.train.column("diagnosis").unwrap().clone();
+    env.train.push_column("benign_malignant", copy).unwrap();
+    env.grading.task.train_only_columns = vec!["benign_malignant".into()];
+    assert!(failed(good_scores(), &env).is_empty());
+}
+
+/// MLE-bench's medal rule ties thresholds on real leaderboards (few teams,
+/// shared top scores): an imported competition's real leaderboard passes
+/// with ties, a generated one (or an import whose leaderboard the panel
+/// replaced) must order them strictly.
+#[test]
+fn thresholds_may_tie_on_a_real_leaderboard_only() {
+    // Gold (2nd of 20) and silver (4th) tie: the top four share a score.
+    let mut scores = vec![0.95; 4];
+    scores.extend((0..16).map(|i| 0.9 - 0.4 * i as f64 / 15.0));
+    let mut env = micro();
+    let generated = gate(scores.clone(), &env, Gate::ThresholdsOrdered);
+    assert!(!generated.passed, "{generated:?}");
+    env.provenance = sandmle_core::Provenance::new("breast_cancer", sandmle_core::IMPORT_GENERATOR, "1", 0);
+    let real = gate(scores.clone(), &env, Gate::ThresholdsOrdered);
+    assert!(real.passed, "{real:?}");
+    env.provenance.details.insert("panel".into(), serde_json::json!({"version": "panel-v11"}));
+    assert!(!gate(scores, &env, Gate::ThresholdsOrdered).passed);
+}

@@ -64,13 +64,12 @@ pub fn write_description(env: &Environment, plan: &TaskPlan, brief: &Brief) -> S
         ));
     }
     lines.extend([String::new(), "## Columns".into(), String::new()]);
-    let features =
-        env.train.names().iter().filter(|n| **n != task.id_column && !task.target_columns.contains(n)).count();
+    let features = env.train.names().iter().filter(|n| task.is_feature(n)).count();
     if features == 0 && task.images.is_some() {
         lines.push("No feature columns: each row's image is what the prediction is made from.".into());
     }
     for (name, col) in env.train.iter() {
-        if name == task.id_column || task.target_columns.iter().any(|t| t == name) {
+        if !task.is_feature(name) {
             continue;
         }
         let unit = plan.features.iter().find(|f| f.name == name).and_then(|f| f.unit.as_deref());

@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 /// Version of the import, recorded in provenance.
 pub const IMPORT_VERSION: &str = "1";
 
+/// The generator an imported competition's provenance names
+/// ([`crate::Provenance::generator`]).
+pub const IMPORT_GENERATOR: &str = "mlebench-import";
+
 /// Where a prepared MLE-bench competition lives and what it is.
 ///
 /// MLE-bench prepares a competition as `<id>/prepared/public/` (what the
@@ -63,8 +67,8 @@ impl MlebenchImport {
 /// task each row's file (`<id><suffix>`) is taken from the first of
 /// [`MlebenchImport::image_dirs`] that holds it — MLE-bench's `train/` and
 /// `test/` folders, say — and lands in the environment's one image folder,
-/// its bytes unchanged. Every image must be a PNG (the format the
-/// in-process tools decode); the task's width, height and channels are
+/// its bytes unchanged. Every image must be a PNG, JPEG or TIFF file (the
+/// formats the in-process tools decode); the task's width, height and channels are
 /// filled in when all images share them.
 /// The answers keep only the id and prediction columns; `test.csv` loses any
 /// target columns it holds. Thresholds are left unset: derive them from the
@@ -108,11 +112,7 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     // Test features take the training features' types (see `Environment::read`).
     let test_options = ReadOptions {
         id_column: Some(task.id_column.clone()),
-        types: train
-            .schema()
-            .into_iter()
-            .filter(|(n, _)| *n != task.id_column && !task.target_columns.contains(n))
-            .collect(),
+        types: train.schema().into_iter().filter(|(n, _)| task.is_feature(n)).collect(),
         ..ReadOptions::default()
     };
     let test = read(public.join(&import.test_file), &test_options)?.without(&task.target_columns);
@@ -121,7 +121,7 @@ pub fn import_mlebench(import: &MlebenchImport) -> Result<Environment> {
     keep.extend(task.prediction_columns.iter().cloned());
     let answers = read(private.join(&import.answers_file), &answer_options(task))?.select(&keep)?;
     let leaderboard = import.leaderboard.as_ref().map(Leaderboard::read).transpose()?;
-    let mut provenance = Provenance::new(&task.id, "mlebench-import", IMPORT_VERSION, 0);
+    let mut provenance = Provenance::new(&task.id, IMPORT_GENERATOR, IMPORT_VERSION, 0);
     provenance.details.insert("answers_file".into(), serde_json::Value::String(import.answers_file.clone()));
     let env = Environment {
         description,
@@ -202,11 +202,7 @@ fn import_images(
             };
             inside(&import.competition_dir, &path)?;
             let bytes = crate::fsutil::read_regular(&path, crate::images::MAX_IMAGE_BYTES)?;
-            let pixels = crate::png_io::decode_png(&bytes, &path.display().to_string()).map_err(|_| {
-                Error::InvalidEnvironment {
-                    reason: format!("{} is not a PNG this import reads (images must be PNG files)", path.display()),
-                }
-            })?;
+            let pixels = crate::raster::decode_image(&bytes, &path.display().to_string())?;
             let this = (pixels.width, pixels.height, pixels.channels);
             shape = Some(match shape {
                 None => Some(this),

@@ -31,7 +31,7 @@ mod read;
 mod validate;
 mod write;
 
-pub use mlebench::{MlebenchImport, import_mlebench};
+pub use mlebench::{IMPORT_GENERATOR, MlebenchImport, import_mlebench};
 pub use read::GradingBundle;
 pub use write::WriteOptions;
 

@@ -47,6 +47,17 @@ impl Environment {
                 return bad(format!("test.csv holds the target column `{c}`"));
             }
         }
+        for c in &task.train_only_columns {
+            if !self.train.has_column(c) {
+                return bad(format!("train.csv has no train-only column `{c}`"));
+            }
+            if self.test.has_column(c) {
+                return bad(format!("test.csv holds `{c}`, which the task says only train.csv has"));
+            }
+            if *c == task.id_column || task.target_columns.contains(c) {
+                return bad(format!("`{c}` is the id or a target, not a train-only column"));
+            }
+        }
         for c in &task.prediction_columns {
             for (file, t) in [("sample_submission.csv", &self.sample_submission), ("answers.csv", &self.answers)] {
                 if !t.has_column(c) {

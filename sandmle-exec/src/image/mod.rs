@@ -3,7 +3,7 @@
 //! An image task's `train.csv` holds only the id and the label and its
 //! `test.csv` only the ids; each row's image is the file
 //! [`ImageSpec::file_name`](sandmle_core::ImageSpec::file_name) of its id.
-//! [`image_feature_tables`] decodes every row's PNG, computes the fixed
+//! [`image_feature_tables`] decodes every row's image (PNG, JPEG or TIFF), computes the fixed
 //! features of [`ImageFeaturizer`] (downsampled pixels, colour histograms,
 //! gradient-orientation histograms, per-plane mean and standard
 //! deviation) and appends them to both tables, so every pipeline spec runs
@@ -26,9 +26,10 @@ use std::borrow::Cow;
 /// Decodes one image file, naming it in the error.
 ///
 /// # Errors
-/// [`Error::Image`] if `bytes` is not a PNG the decoder reads.
+/// [`Error::Image`] if `bytes` is not a PNG, JPEG or TIFF file the
+/// decoders read.
 pub fn decode_image(bytes: &[u8], file: &str) -> Result<Pixels> {
-    sandmle_core::decode_png(bytes, file).map_err(|e| Error::Image {
+    sandmle_core::decode_image(bytes, file).map_err(|e| Error::Image {
         file: file.into(),
         reason: match e {
             sandmle_core::Error::InvalidEnvironment { reason } => reason,

@@ -87,6 +87,7 @@ pub fn square_environment(n_train: usize, n_test: usize, side: u32, channels: u8
         metric: MetricSpec::named("roc_auc"),
         direction: Direction::HigherIsBetter,
         images: Some(ImageSpec::png(side, side, channels)),
+        train_only_columns: Vec::new(),
     };
     Environment {
         description: "# Squares\n\nIs the bright square in the right half?\n".into(),

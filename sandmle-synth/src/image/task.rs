@@ -265,6 +265,7 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         metric: dna.metric.clone(),
         direction: dna.direction,
         images: Some(spec.clone()),
+        train_only_columns: Vec::new(),
     };
     let t = tables(&task, train, test)?;
     let description = describe_images(&task, &plan.story, &spec, t.train.n_rows(), t.test.n_rows());

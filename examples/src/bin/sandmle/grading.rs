@@ -208,6 +208,7 @@ pub fn score(a: &ScoreArgs, g: &Globals) -> Result<ExitCode, Failure> {
             metric: metric_spec,
             direction: metric.info().direction,
             images: None,
+            train_only_columns: Vec::new(),
         })
     };
     let task = GradingTask::new(&spec, &answers, None);

@@ -101,6 +101,7 @@ fn task_from_flags(a: &ImportArgs) -> Result<TaskSpec, Failure> {
         metric,
         direction: info.direction,
         images: None,
+        train_only_columns: Vec::new(),
     })
 }
 
