@@ -618,15 +618,15 @@ def ml2021_hw2(raw, rng):
     d.mkdir(parents=True)
     centroids = rng.normal(0, 0.3, (39, 39))
 
-    def frames(n):  # 11 frames x 39 features; the centre 3 frames carry the phoneme, the rest neighbours'
-        y = rng.integers(0, 39, n)
-        ctx = [centroids[rng.integers(0, 39, n)] if abs(f - 5) > 1 else centroids[y] for f in range(11)]
-        x = np.hstack(ctx) + rng.normal(0, 1.0, (n, 429))
-        return x.astype(np.float32), y
+    def frames(n):  # a stream of phoneme segments; row i = the 11 frames (x 39 MFCC-like) around frame i
+        lab = np.repeat(rng.integers(0, 39, n), rng.integers(4, 12, n))[:n + 10]
+        f = centroids[lab] + rng.normal(0, 1.0, (len(lab), 39))
+        window = np.arange(5, n + 5)[:, None] + np.arange(-5, 6)
+        return f[window].reshape(n, 429).astype(np.float32), lab[5:n + 5]
 
     x, y = frames(2000)
     np.save(d / "train_11.npy", x)
-    np.save(d / "train_label_11.npy", y.astype(str))
+    np.save(d / "train_label_11.npy", y.astype("<U2"))  # labels are strings, as in the real files
     np.save(d / "test_11.npy", frames(730)[0])
 
 
@@ -715,7 +715,8 @@ def grade(cid, comp, base, reg_grade_csv):
         "mlebench_commit": MLEBENCH_COMMIT,
         "grader": {"name": comp.grader.name, "grade_fn": f"{comp.grader.grade_fn.__module__}:{comp.grader.grade_fn.__name__}",
                    "metric_imports": sorted(set(re.findall(r"^from (sklearn\.\S+|scipy\.\S+|mlebench\.metrics) import (.+)$", grade_py, re.M)))},
-        "answers": str(comp.answers.relative_to(base.parent)), "sample_submission": str(comp.sample_submission.relative_to(base.parent)),
+        "answers_path": str(comp.answers.relative_to(base.parent)),
+        "sample_submission_path": str(comp.sample_submission.relative_to(base.parent)),
         "leaderboard_is_lfs_pointer": lb_is_lfs, **reports,
     }
 

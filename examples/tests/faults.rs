@@ -77,6 +77,7 @@ fn exec_errors() -> Vec<(sandmle_exec::Error, Fault)> {
         (E::TimeLimit { limit: std::time::Duration::from_secs(1) }, Fault::Agent),
         (E::Process(sandmle_exec::SandboxError::Sandbox { reason: s() }), Fault::System),
         (E::Image { file: s(), reason: s() }, Fault::Environment),
+        (E::Audio { file: s(), reason: s() }, Fault::Environment),
         (E::Core(sandmle_core::Error::MissingFile { path: p() }), Fault::Environment),
     ]
 }

@@ -47,6 +47,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod audio;
 mod calibrate;
 mod catalogue;
 pub mod csv;
@@ -75,6 +76,7 @@ pub mod testing;
 #[cfg(unix)]
 pub mod tree;
 
+pub use audio::{AudioFormat, Clip, MAX_AUDIO_SAMPLES, decode_audio};
 pub use calibrate::{calibrate, set_thresholds};
 pub use catalogue::{
     CheckedMetric, METRICS, MetricFamily, MetricInfo, MetricInput, ParamInfo, metric_info, metric_names, params_map,

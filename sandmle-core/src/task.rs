@@ -53,6 +53,9 @@ pub enum Modality {
     Text,
     /// Ordered measurements.
     TimeSeries,
+    /// Audio clips: files beside the tables ([`TaskSpec::images`] says
+    /// where, as for images).
+    Audio,
 }
 
 /// What is predicted.

@@ -134,6 +134,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// An audio clip is missing or cannot be decoded (the environment is
+    /// broken).
+    #[error("audio `{file}`: {reason}")]
+    Audio {
+        /// The file (`audio/17.wav`), or the row without an id.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// An error from `sandmle-core` (reading or writing tables).
     #[error(transparent)]
     Core(#[from] sandmle_core::Error),
@@ -151,7 +160,7 @@ impl sandmle_core::Blame for Error {
         match self {
             Error::Core(inner) => inner.fault(),
             Error::Process(inner) => inner.fault(),
-            Error::Image { .. } => Fault::Environment,
+            Error::Image { .. } | Error::Audio { .. } => Fault::Environment,
             e if e.is_solution_fault() => Fault::Agent,
             _ => Fault::System,
         }
@@ -172,6 +181,9 @@ impl From<Error> for sandmle_core::Error {
             Error::Image { file, reason } => {
                 sandmle_core::Error::InvalidEnvironment { reason: format!("image `{file}`: {reason}") }
             }
+            Error::Audio { file, reason } => {
+                sandmle_core::Error::InvalidEnvironment { reason: format!("audio `{file}`: {reason}") }
+            }
             other => sandmle_core::Error::port("executor", other),
         }
     }
@@ -185,6 +197,6 @@ impl Error {
     /// the rest ([`Error::Process`], the sandbox's, and [`Error::Core`]) are
     /// the executor's own faults, and [`Error::Image`] the environment's.
     pub fn is_solution_fault(&self) -> bool {
-        !matches!(self, Error::Process(_) | Error::Image { .. } | Error::Core(_))
+        !matches!(self, Error::Process(_) | Error::Image { .. } | Error::Audio { .. } | Error::Core(_))
     }
 }

@@ -1,7 +1,7 @@
 //! [`PipelineExecutor`]: runs a [`PipelineSpec`] in-process.
 
 use crate::error::{Error, Result};
-use crate::image::{append_columns, clashing_name, image_features};
+use crate::image::{append_columns, clashing_name};
 use crate::model::{self, Clock, NeighbourCache, Prediction, SharedBins, SharedForests};
 use crate::preprocess::{Frames, TargetSignal};
 use crate::spec::{CheckedPipeline, PipelineSpec, Step};
@@ -185,7 +185,7 @@ impl Partial {
         }
         let start = Instant::now();
         let images = if view.task.images.is_some() && !view.images.is_empty() {
-            let features = image_features(view)?;
+            let features = crate::row_files::file_features(view)?;
             clock.check_deadline()?;
             Some((features, start.elapsed()))
         } else {

@@ -68,6 +68,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod audio;
 mod error;
 mod executor;
 pub mod image;
@@ -75,6 +76,7 @@ mod model;
 mod panel;
 mod preprocess;
 mod process;
+mod row_files;
 mod spec;
 mod submission;
 mod target;
@@ -88,6 +90,7 @@ pub use process::{
     CodeSteps, DEFAULT_PRELOAD, Limits, PRELOAD_SUBMODULES, PUBLIC_FILES, ProcessExecutor, ProcessWorkspace,
     PythonChoice, PythonEnv, PythonSettings, SandboxMode, bubblewrap_available, reclaim_stale_runs,
 };
+pub use row_files::file_features;
 pub use spec::{
     CheckedPipeline, EncodeMethod, ImputeStrategy, InverseRegularisation, Kernel, MAX_LEVELS, MAX_TEXT_FEATURES,
     MAX_TREES, ModelSpec, PipelineSpec, ScaleMethod, Step,

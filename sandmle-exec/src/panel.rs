@@ -42,7 +42,7 @@
 //! shared by every member.
 
 use crate::executor::{Partial, Prepared, fit_and_assemble};
-use crate::image::{clashing_name, image_features};
+use crate::image::clashing_name;
 use crate::model::{Clock, NeighbourCache, SharedBins, SharedForests};
 use crate::spec::{EncodeMethod, ImputeStrategy, ModelSpec, PipelineSpec, ScaleMethod, Step};
 use rayon::prelude::*;
@@ -259,7 +259,7 @@ impl Panel {
         let view = env_used.public_view();
         let start = Instant::now();
         let featurized = match (&env.task().images, env_used.images.is_empty()) {
-            (Some(_), false) => Some((image_features(&view)?, start.elapsed())),
+            (Some(_), false) => Some((crate::row_files::file_features(&view)?, start.elapsed())),
             _ => None,
         };
         // A table's column of an image feature's name breaks the
