@@ -67,7 +67,7 @@ fn an_mlebench_image_competition_imports_with_its_images() {
 }
 
 #[test]
-fn a_missing_or_non_png_image_is_refused() {
+fn a_missing_or_unreadable_image_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let comp = tmp.path().join("cactus");
     stage(&comp);
@@ -76,11 +76,18 @@ fn a_missing_or_non_png_image_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(json(&out)["error"]["message"].as_str().unwrap().contains("c05.png"), "{}", json(&out));
 
-    std::fs::write(comp.join("prepared/public/train/c05.png"), b"\xff\xd8\xff\xe0 a JPEG").unwrap();
-    let out = import(&comp, &tmp.path().join("b"));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(json(&out)["error"]["message"].as_str().unwrap().contains("not a PNG"), "{}", json(&out));
-    assert!(!tmp.path().join("b").exists());
+    // A JPEG cut short (whatever its name says) and bytes that are no image.
+    for (bytes, says, out) in [
+        (&b"\xff\xd8\xff\xe0 a JPEG"[..], "not a readable JPEG", "b"),
+        (&b"GIF89a"[..], "not a PNG, JPEG or TIFF", "c"),
+    ] {
+        std::fs::write(comp.join("prepared/public/train/c05.png"), bytes).unwrap();
+        let done = import(&comp, &tmp.path().join(out));
+        assert_eq!(done.status.code(), Some(2));
+        let message = json(&done)["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains("c05.png") && message.contains(says), "{message}");
+        assert!(!tmp.path().join(out).exists());
+    }
 }
 
 /// A `description.md` (or a table, or an image) linked to a host file was
