@@ -10,9 +10,10 @@ For each competition below this script
      OUT/<id>/raw, OUT/<id>/prepared/public and OUT/<id>/prepared/private, then writes
      public/description.md as `mlebench prepare` does, and copies the competition's
      leaderboard.csv to OUT/<id>/leaderboard.csv;
-  3. grades the prepared sample submission and the private answers (as a submission, cut to the
-     sample submission's columns) with MLE-bench's own grader, and writes
-     OUT/<id>/mlebench_grades.json.
+  3. grades the prepared sample submission (the one config.yaml names) and the private answers
+     (as a submission: cut to the sample submission's columns, written to
+     OUT/<id>/answers_as_submission.csv) with MLE-bench's own grader, and writes
+     OUT/<id>/mlebench_grades.json (scores, grader name and function, metric imports).
 OUT's layout is MLE-bench's data dir (registry.set_data_dir(OUT) finds everything).
 
 In the MLE-bench repository every *.csv, the leaderboards included, is stored in Git LFS; a

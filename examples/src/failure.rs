@@ -91,5 +91,6 @@ blamed_from!(
     sandmle_exec::Error,
     sandmle_exec::SandboxError,
     sandmle_synth::Error,
-    sandmle_agents::Error
+    sandmle_agents::Error,
+    sandmle_import::Error
 );

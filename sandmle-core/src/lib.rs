@@ -84,8 +84,7 @@ pub use catalogue::{
 pub use difficulty::{BAND_EDGES, Ceiling, Difficulty};
 pub use dna::{FeatureDna, NumericShape, Signal, TargetDna, TaskDna};
 pub use environment::{
-    Environment, GradingBundle, IMAGE_MANIFEST, IMPORT_GENERATOR, MlebenchImport, PRIVATE_DIR, PUBLIC_DIR,
-    WriteOptions, import_mlebench,
+    Environment, GradingBundle, IMAGE_MANIFEST, IMPORT_GENERATOR, PRIVATE_DIR, PUBLIC_DIR, WriteOptions,
 };
 pub use error::{Error, Result};
 pub use fault::{Blame, FailureKind, Fault};

@@ -48,7 +48,9 @@ pub(crate) fn tables(task: &TaskSpec, train: Table, labelled_test: Table) -> Res
             }
         }
     }
-    let test = labelled_test.without(&task.target_columns);
+    // The test rows lose the targets and what only the training rows have.
+    let hidden: Vec<&String> = task.target_columns.iter().chain(&task.train_only_columns).collect();
+    let test = labelled_test.without(&hidden);
     Ok(Tables { train, test, answers, sample })
 }
 

@@ -26,12 +26,14 @@
 //! `grading.json` included — is reported as [`crate::Error::HashMismatch`]
 //! naming the file.
 
-mod mlebench;
 mod read;
 mod validate;
 mod write;
 
-pub use mlebench::{IMPORT_GENERATOR, MlebenchImport, import_mlebench};
+/// The generator an imported competition's provenance names
+/// ([`crate::Provenance::generator`]); the import itself is the
+/// `sandmle-import` crate's.
+pub const IMPORT_GENERATOR: &str = "mlebench-import";
 pub use read::GradingBundle;
 pub use write::WriteOptions;
 

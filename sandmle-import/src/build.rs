@@ -1,0 +1,354 @@
+//! [`import`]: the tables found, read and joined into an environment.
+
+use crate::columns::{
+    collapse_one_hot, has_free_text, ids, layout, prepend, table_with, targets, text_column, train_table,
+};
+use crate::detect;
+use crate::error::{Error, Result};
+use crate::files::Files;
+use crate::media::{collect, file_train, locate, rekey};
+use crate::options::{FilePlan, ImportOptions, ImportPlan, TestSource, TrainSource};
+use crate::rows::{self, Index};
+use crate::tables::read_table;
+use sandmle_core::csv::ReadOptions;
+use sandmle_core::{
+    ColumnType, Environment, GradingSpec, IMPORT_GENERATOR, ImageSet, ImageSpec, Leaderboard, MetricSpec, Modality,
+    Provenance, Table, TaskKind, TaskSpec,
+};
+use sandmle_core::{MetricInput, metric_info};
+use std::collections::BTreeSet;
+
+/// Version of the import, recorded in provenance.
+pub const IMPORT_VERSION: &str = "2";
+
+/// An imported competition: the environment and what detection decided.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Imported {
+    /// The environment (thresholds unset: derive them from its
+    /// leaderboard with a grader).
+    pub environment: Environment,
+    /// Every decision the import made (also in the environment's
+    /// provenance, `details.import`).
+    pub plan: ImportPlan,
+}
+
+/// The task kind a metric implies.
+fn kind_for(input: MetricInput, name: &str) -> TaskKind {
+    match input {
+        MetricInput::Probability | MetricInput::Scores => TaskKind::BinaryClassification,
+        MetricInput::ColumnProbabilities => TaskKind::MultiLabelClassification,
+        MetricInput::ClassProbabilities => TaskKind::MulticlassClassification,
+        MetricInput::LabelLists => TaskKind::Ranking,
+        MetricInput::Values | MetricInput::ColumnValues => TaskKind::Regression,
+        MetricInput::Labels if ["f1", "precision", "recall"].contains(&name) => TaskKind::BinaryClassification,
+        MetricInput::Labels => TaskKind::MulticlassClassification,
+    }
+}
+
+/// Imports a prepared MLE-bench competition (see the crate docs).
+///
+/// # Errors
+/// [`Error::Layout`] or [`Error::File`] naming the file a layout or a
+/// record breaks, [`Error::Options`] for options that are wrong or a
+/// choice detection cannot make, [`Error::Core`] for tables, images and
+/// the environment's own checks. Nothing is written.
+pub fn import(options: &ImportOptions) -> Result<Imported> {
+    let files = Files::scan(&options.competition, options.budget)?;
+    let found = detect::find(&files, options)?;
+    let description = description(&files)?;
+    let task = options.task.as_ref();
+
+    // The submission's shape, from the sample submission's header.
+    let header = read_table(&files, &found.sample, &ReadOptions::default())?;
+    let id_column = match (task, &options.id_column) {
+        (Some(t), _) => t.id_column.clone(),
+        (None, Some(id)) => id.clone(),
+        (None, None) => header.names().first().cloned().ok_or_else(|| layout(&files, &found.sample, "a header"))?,
+    };
+    let prediction_columns: Vec<String> = match task {
+        Some(t) => t.prediction_columns.clone(),
+        None => header.names().iter().filter(|n| **n != id_column).cloned().collect(),
+    };
+    let metric: MetricSpec = match (task, &options.metric) {
+        (Some(t), _) => t.metric.clone(),
+        (None, Some(m)) => m.clone(),
+        (None, None) => {
+            return Err(Error::Options { reason: "give a metric (--metric) or a task spec (--task)".into() });
+        }
+    };
+    metric.check()?;
+    let info = metric_info(&metric.name)
+        .ok_or_else(|| Error::Options { reason: format!("unknown metric `{}`", metric.name) })?;
+    let kind = task.map_or_else(|| kind_for(info.input, info.name), |t| t.kind);
+
+    let mut answer_options = ReadOptions::with_id(id_column.clone());
+    if info.input == MetricInput::LabelLists {
+        answer_options.types.extend(prediction_columns.iter().map(|c| (c.clone(), ColumnType::Text)));
+    }
+    let needs: Vec<&String> = std::iter::once(&id_column).chain(&prediction_columns).collect();
+    let sample = table_with(&files, &found.sample, &answer_options, &needs)?;
+    let answers = table_with(&files, &found.answers, &answer_options, &needs)?.select(&needs)?;
+    let test_ids = ids(&sample, &id_column)?;
+
+    let media = rows::media_dirs(&files, &options.file_dirs)?;
+    let mut label_codes = Vec::new();
+    let (mut train, train_source, file_rows) = match (&found.train, &media) {
+        (Some(rel), _) => {
+            let (table, labels) = train_table(&files, rel, &found, options, &id_column, &prediction_columns)?;
+            (table, TrainSource::Table { file: rel.clone(), labels }, None)
+        }
+        (None, Some(m)) => {
+            let (rows, source) = rows::rows_from_files(&files, &m.train, options.label_source)?;
+            (Table::new(), TrainSource::Files { dirs: m.train.clone(), labels: source }, Some(rows))
+        }
+        (None, None) => {
+            return Err(layout(
+                &files,
+                "public",
+                "a training table (`train.csv`, or name it with --train) or folders of training images or clips",
+            ));
+        }
+    };
+
+    // Test rows: the public table, or the sample submission's ids.
+    let (mut test, test_source) = match &found.test {
+        Some(rel) => {
+            let types = train.schema().into_iter().filter(|(n, _)| *n != id_column).collect();
+            let mut table = read_table(
+                &files,
+                rel,
+                &ReadOptions { id_column: Some(id_column.clone()), types, ..ReadOptions::default() },
+            )?;
+            if !table.has_column(&id_column) {
+                if table.n_rows() != test_ids.len() {
+                    return Err(layout(
+                        &files,
+                        rel,
+                        format!(
+                            "a column `{id_column}`, or one row per sample submission row ({} rows, it has {})",
+                            test_ids.len(),
+                            table.n_rows()
+                        ),
+                    ));
+                }
+                table = prepend(table, &id_column, text_column(&test_ids))?;
+            }
+            (table, TestSource::Table { file: rel.clone() })
+        }
+        None => (Table::from_columns([(id_column.clone(), text_column(&test_ids))])?, TestSource::SampleIds),
+    };
+
+    // Rows' files: where each row's file is, and the suffix after ids.
+    let mut images = ImageSet::new();
+    let mut file_plan = None;
+    let mut rekeyed = None;
+    let mut image_spec = None;
+    if let Some(m) = &media {
+        let test_index = Index::new(&files, &m.test);
+        let (test_files, suffix) = locate(&files, &test_index, &test_ids, options.file_suffix.as_deref(), &m.test)?;
+        let train_files: Vec<(String, String)> = match &file_rows {
+            Some(rows) => {
+                let (table, pairs, codes) =
+                    file_train(rows, &suffix, &id_column, &prediction_columns, info.input, options)?;
+                train = table;
+                label_codes = codes;
+                pairs
+            }
+            None => {
+                let train_ids = ids(&train, &id_column)?;
+                let train_index = Index::new(&files, &m.train);
+                let (found, _) = locate(&files, &train_index, &train_ids, Some(&suffix), &m.train)?;
+                train_ids.into_iter().zip(found).collect()
+            }
+        };
+        let mut train_files = train_files;
+        let test_set: BTreeSet<&String> = test_ids.iter().collect();
+        if train_files.iter().any(|(id, _)| test_set.contains(id)) {
+            rekey(&mut train, &id_column, &mut train_files)?;
+            rekeyed = Some("training ids prefixed `train_`: they repeat test ids".to_owned());
+        }
+        let shape = collect(
+            &files,
+            m.modality,
+            &mut images,
+            train_files.iter().map(|(id, r)| (id.as_str(), r.as_str())),
+            &suffix,
+        )?
+        .and(collect(
+            &files,
+            m.modality,
+            &mut images,
+            test_ids.iter().zip(&test_files).map(|(i, r)| (i.as_str(), r.as_str())),
+            &suffix,
+        )?);
+        image_spec = Some(ImageSpec {
+            dir: "images".into(),
+            suffix: suffix.clone(),
+            width: shape.map(|s| s.0),
+            height: shape.map(|s| s.1),
+            channels: shape.map(|s| s.2),
+        });
+        file_plan =
+            Some(FilePlan { modality: m.modality, train_dirs: m.train.clone(), test_dirs: m.test.clone(), suffix });
+    } else if task.is_some_and(|t| t.images.is_some()) {
+        return Err(layout(&files, "public", "folders of images for the task's image rows"));
+    }
+    if rekeyed.is_none() {
+        let train_ids = ids(&train, &id_column)?;
+        let test_set: BTreeSet<&String> = test_ids.iter().collect();
+        if train_ids.iter().any(|i| test_set.contains(i)) {
+            rekey(&mut train, &id_column, &mut Vec::new())?;
+            rekeyed = Some("training ids prefixed `train_`: they repeat test ids".to_owned());
+        }
+    }
+
+    // Targets and the columns only the training table has. Class
+    // probabilities shipped one-hot become one label column.
+    let mut given: Vec<String> = task.map_or_else(|| options.targets.clone(), |t| t.target_columns.clone());
+    let mut one_hot = Vec::new();
+    if info.input == MetricInput::ClassProbabilities
+        && given.iter().all(|g| !train.has_column(g))
+        && let Some(label) = collapse_one_hot(&mut train, &prediction_columns, given.first().map(String::as_str))?
+    {
+        one_hot = prediction_columns.clone();
+        given = vec![label];
+    }
+    let target_columns = targets(&files, &train, &test, &given, &id_column, &prediction_columns)?;
+    test = test.without(&target_columns);
+    let test_names: BTreeSet<&String> = test.names().iter().collect();
+    let train_only_columns: Vec<String> = train
+        .names()
+        .iter()
+        .filter(|n| **n != id_column && !target_columns.contains(n) && !test_names.contains(n))
+        .cloned()
+        .collect();
+    let modality = match (task, options.modality, &media) {
+        (Some(t), _, _) => t.modality,
+        (None, Some(m), _) => m,
+        (None, None, Some(m)) => m.modality,
+        (None, None, None) if has_free_text(&train, &id_column, &target_columns) => Modality::Text,
+        _ => Modality::Tabular,
+    };
+    let spec = TaskSpec {
+        id: task.map_or_else(|| competition_name(options), |t| t.id.clone()),
+        modality,
+        kind,
+        id_column: id_column.clone(),
+        target_columns: target_columns.clone(),
+        prediction_columns: prediction_columns.clone(),
+        metric,
+        direction: task.map_or(info.direction, |t| t.direction),
+        images: image_spec,
+        train_only_columns: task.map_or_else(|| train_only_columns.clone(), |t| t.train_only_columns.clone()),
+    };
+    let plan = ImportPlan {
+        sample_submission: found.sample.clone(),
+        answers: found.answers.clone(),
+        train: train_source,
+        test: test_source,
+        id_column,
+        target_columns,
+        prediction_columns,
+        train_only_columns: spec.train_only_columns.clone(),
+        one_hot,
+        label_codes,
+        rekeyed,
+        files: file_plan,
+        archives: files.archives().to_vec(),
+        modality,
+        kind,
+    };
+    let leaderboard = options.leaderboard.as_ref().map(|p| read_leaderboard(p)).transpose()?;
+    let mut provenance = Provenance::new(&spec.id, IMPORT_GENERATOR, IMPORT_VERSION, 0);
+    let answers_file = found.answers.strip_prefix("private/").unwrap_or(&found.answers).to_owned();
+    provenance.details.insert("answers_file".into(), serde_json::Value::String(answers_file));
+    if !is_plain(&plan) {
+        let value = serde_json::to_value(&plan).map_err(|e| Error::Options { reason: e.to_string() })?;
+        provenance.details.insert("import".into(), value);
+    }
+    let environment = Environment {
+        description: with_notes(description, &plan),
+        train,
+        test,
+        sample_submission: sample,
+        answers,
+        grading: GradingSpec::new(spec),
+        leaderboard,
+        provenance,
+        images,
+    };
+    environment.validate()?;
+    Ok(Imported { environment, plan })
+}
+
+/// Whether the competition was laid out as the project's own environments
+/// are (nothing to record or to tell the agent).
+fn is_plain(plan: &ImportPlan) -> bool {
+    let plain_train = matches!(&plan.train, TrainSource::Table { file, labels: None } if file == "public/train.csv");
+    let plain_test = matches!(&plan.test, TestSource::Table { file } if file == "public/test.csv");
+    plain_train
+        && plain_test
+        && plan.sample_submission == "public/sample_submission.csv"
+        && plan.train_only_columns.is_empty()
+        && plan.rekeyed.is_none()
+        && plan.one_hot.is_empty()
+        && plan.files.is_none()
+        && plan.archives.is_empty()
+}
+
+fn competition_name(options: &ImportOptions) -> String {
+    options.competition.file_name().map_or_else(|| "imported".into(), |n| n.to_string_lossy().into_owned())
+}
+
+fn description(files: &Files) -> Result<String> {
+    let rel = "public/description.md";
+    let bytes = files.read(rel)?;
+    if bytes.len() as u64 > sandmle_core::MAX_JSON_BYTES {
+        return Err(layout(files, rel, "a description of at most 64 MiB"));
+    }
+    String::from_utf8(bytes.to_vec()).map_err(|_| layout(files, rel, "UTF-8 text"))
+}
+
+/// What the agent must know that the competition's own description does
+/// not say: the columns the test lacks, where the rows' files now are.
+fn with_notes(description: String, plan: &ImportPlan) -> String {
+    let mut notes = Vec::new();
+    if !plan.train_only_columns.is_empty() {
+        let cols: Vec<String> = plan.train_only_columns.iter().map(|c| format!("`{c}`")).collect();
+        notes.push(format!(
+            "`test.csv` lacks these columns of `train.csv`, so a model cannot use them as inputs: {}.",
+            cols.join(", ")
+        ));
+    }
+    if let Some(f) = &plan.files {
+        let what = if f.modality == Modality::Audio { "audio clip" } else { "image" };
+        notes.push(format!(
+            "Every row's {what} is in `images/`, named after the row's `{}` followed by `{}`.",
+            plan.id_column, f.suffix
+        ));
+    }
+    if let Some(r) = &plan.rekeyed {
+        notes.push(format!("The training {r}."));
+    }
+    if notes.is_empty() {
+        return description;
+    }
+    let mut out = description.trim_end().to_owned();
+    out.push_str("\n\n## About this environment's files\n\n");
+    for n in notes {
+        out.push_str(&format!("- {n}\n"));
+    }
+    out
+}
+
+fn read_leaderboard(path: &std::path::Path) -> Result<Leaderboard> {
+    let head = sandmle_core::read_regular(path, sandmle_core::MAX_JSON_BYTES)?;
+    if head.starts_with(b"version https://git-lfs") {
+        return Err(Error::Layout {
+            path: path.to_owned(),
+            expected: "a leaderboard CSV, not a Git LFS pointer (run `git lfs pull` in the MLE-bench checkout)".into(),
+        });
+    }
+    Ok(Leaderboard::from_csv_bytes(&head, path)?)
+}

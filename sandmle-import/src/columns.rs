@@ -1,0 +1,206 @@
+//! The training table's columns: a labels table joined, one-hot classes
+//! collapsed, the target columns chosen, prose detected.
+
+use crate::detect::Found;
+use crate::error::{Error, Result};
+use crate::files::Files;
+use crate::options::ImportOptions;
+use crate::tables::read_table;
+use sandmle_core::csv::ReadOptions;
+use sandmle_core::{Column, Table};
+use std::collections::BTreeMap;
+
+pub(crate) fn layout(files: &Files, rel: &str, expected: impl Into<String>) -> Error {
+    Error::Layout { path: files.prepared().join(rel), expected: expected.into() }
+}
+
+/// Reads `rel`, checking it has the columns `needs`.
+pub(crate) fn table_with(files: &Files, rel: &str, options: &ReadOptions, needs: &[&String]) -> Result<Table> {
+    let table = read_table(files, rel, options)?;
+    if let Some(missing) = needs.iter().find(|c| !table.has_column(c)) {
+        let has = table.names().join(", ");
+        return Err(layout(files, rel, format!("a column `{missing}` (it has {has})")));
+    }
+    Ok(table)
+}
+
+pub(crate) fn ids(table: &Table, id: &str) -> Result<Vec<String>> {
+    let column = table.column(id)?;
+    Ok((0..column.len()).map(|r| column.get_str(r).map(|s| s.into_owned()).unwrap_or_default()).collect())
+}
+
+pub(crate) fn text_column(values: &[String]) -> Column {
+    Column::text(values.iter().map(|v| Some(v.as_str())))
+}
+
+/// A table with `column` first.
+pub(crate) fn prepend(table: Table, name: &str, column: Column) -> Result<Table> {
+    let mut out = Table::from_columns([(name.to_owned(), column)])?;
+    for (n, c) in table.iter() {
+        out.push_column(n, c.clone())?;
+    }
+    Ok(out)
+}
+
+/// The training table, with its labels table joined when it lacks the
+/// prediction columns; the labels table used.
+pub(crate) fn train_table(
+    files: &Files,
+    rel: &str,
+    found: &Found,
+    options: &ImportOptions,
+    id: &str,
+    predictions: &[String],
+) -> Result<(Table, Option<String>)> {
+    let mut table = read_table(files, rel, &ReadOptions::with_id(id))?;
+    let wanted: &[String] = if options.targets.is_empty() { predictions } else { &options.targets };
+    let lacking: Vec<&String> = wanted.iter().filter(|c| !table.has_column(c)).collect();
+    let labels = match (&found.labels, lacking.is_empty(), &options.labels) {
+        (Some(l), false, _) | (Some(l), _, Some(_)) => Some(l.clone()),
+        _ => None,
+    };
+    if let Some(l) = &labels {
+        let labels_table = read_table(files, l, &ReadOptions::with_id(id))?;
+        table = join(files, table, labels_table, l, id, &lacking)?;
+    }
+    if !table.has_column(id) {
+        let n: Vec<String> = (0..table.n_rows()).map(|i| i.to_string()).collect();
+        table = prepend(table, id, text_column(&n))?;
+    }
+    Ok((table, labels))
+}
+
+/// Joins a labels table: by the id column when both have it, else row by
+/// row (a one-column labels table then gives the one lacking column).
+pub(crate) fn join(
+    files: &Files,
+    train: Table,
+    labels: Table,
+    rel: &str,
+    id: &str,
+    lacking: &[&String],
+) -> Result<Table> {
+    let mut train = train;
+    if train.has_column(id) && labels.has_column(id) {
+        let at: BTreeMap<String, usize> = ids(&labels, id)?.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+        let mut rows = Vec::with_capacity(train.n_rows());
+        for key in ids(&train, id)? {
+            rows.push(*at.get(&key).ok_or_else(|| layout(files, rel, format!("a row for training id `{key}`")))?);
+        }
+        let picked = labels.take(&rows)?;
+        for (n, c) in picked.iter() {
+            if n != id && !train.has_column(n) {
+                train.push_column(n, c.clone())?;
+            }
+        }
+        return Ok(train);
+    }
+    if labels.n_rows() != train.n_rows() {
+        return Err(layout(
+            files,
+            rel,
+            format!(
+                "a column `{id}` or one row per training row ({} rows, it has {})",
+                train.n_rows(),
+                labels.n_rows()
+            ),
+        ));
+    }
+    let rename = labels.n_cols() == 1 && lacking.len() == 1;
+    for (n, c) in labels.iter() {
+        let name = if rename { lacking[0].as_str() } else { n };
+        if !train.has_column(name) {
+            train.push_column(name, c.clone())?;
+        }
+    }
+    Ok(train)
+}
+
+/// The training table's target columns: the task's or the caller's; the
+/// prediction columns when the table has them all; else its one column
+/// that neither the test table nor the submission has.
+pub(crate) fn targets(
+    files: &Files,
+    train: &Table,
+    test: &Table,
+    given: &[String],
+    id: &str,
+    predictions: &[String],
+) -> Result<Vec<String>> {
+    let chosen = if !given.is_empty() {
+        given.to_vec()
+    } else if predictions.iter().all(|c| train.has_column(c)) {
+        predictions.to_vec()
+    } else {
+        let only: Vec<&String> = train.names().iter().filter(|n| *n != id && !test.has_column(n)).collect();
+        match only.as_slice() {
+            [one] => vec![(*one).clone()],
+            _ => {
+                return Err(Error::Options {
+                    reason: format!(
+                        "the training table lacks the submission's columns ({}); name its target columns with --targets",
+                        predictions.join(", ")
+                    ),
+                });
+            }
+        }
+    };
+    if let Some(missing) = chosen.iter().find(|c| !train.has_column(c)) {
+        return Err(layout(
+            files,
+            "public",
+            format!("a training column `{missing}` (the training rows have {})", train.names().join(", ")),
+        ));
+    }
+    Ok(chosen)
+}
+
+/// Whether a feature column holds prose: text of 40 bytes or more on
+/// average, most values with a space.
+pub(crate) fn has_free_text(train: &Table, id: &str, targets: &[String]) -> bool {
+    train.iter().filter(|(n, _)| *n != id && !targets.iter().any(|t| t == n)).any(|(_, c)| {
+        let Column::Text(values) = c else { return false };
+        let present: Vec<&str> = values.iter().flatten().map(|v| v.as_ref()).collect();
+        if present.is_empty() {
+            return false;
+        }
+        let bytes: usize = present.iter().map(|v| v.len()).sum();
+        let spaced = present.iter().filter(|v| v.contains(' ')).count();
+        bytes / present.len() >= 40 && spaced * 2 > present.len()
+    })
+}
+
+/// Replaces one-hot class columns (each row one 1, the rest 0) with one
+/// label column holding the hot column's name, called `name` or `label`
+/// (`class` when taken); `None`, the table untouched, when the columns
+/// are not one-hot.
+pub(crate) fn collapse_one_hot(train: &mut Table, classes: &[String], name: Option<&str>) -> Result<Option<String>> {
+    if classes.len() < 2 || !classes.iter().all(|c| train.has_column(c)) {
+        return Ok(None);
+    }
+    let columns: Vec<&[f64]> = match classes.iter().map(|c| train.numeric(c)).collect() {
+        Ok(columns) => columns,
+        Err(_) => return Ok(None),
+    };
+    let hot_class = |r: usize| -> Option<&str> {
+        let hot: Vec<usize> = columns.iter().enumerate().filter(|(_, c)| c[r] == 1.0).map(|(k, _)| k).collect();
+        let cold = columns.iter().filter(|c| c[r] == 0.0).count();
+        match hot.as_slice() {
+            [k] if cold + 1 == classes.len() => Some(classes[*k].as_str()),
+            _ => None,
+        }
+    };
+    let Some(labels) = (0..train.n_rows()).map(hot_class).collect::<Option<Vec<&str>>>() else { return Ok(None) };
+    let name = name.map(str::to_owned).unwrap_or_else(|| {
+        ["label", "class", "target_class"]
+            .into_iter()
+            .find(|n| !train.has_column(n))
+            .unwrap_or("target_class")
+            .to_owned()
+    });
+    for c in classes {
+        train.remove_column(c)?;
+    }
+    train.push_column(name.clone(), Column::categorical(labels.into_iter().map(Some)))?;
+    Ok(Some(name))
+}

@@ -1,0 +1,278 @@
+//! Tables from the record files competitions ship: CSV, TSV, JSON, JSON
+//! lines and NumPy arrays, each optionally gzip-compressed
+//! ([`TableFormat`], [`read_table`]).
+//!
+//! TSV, JSON and JSON lines become CSV text first and are read by the
+//! project's CSV reader, so their columns are typed as a CSV's would be
+//! (numbers, pandas' missing-value tokens, categories and text). A JSON
+//! file is an array of records (objects) or one object per line; a record
+//! key is a column, in the order keys first appear; `null` is missing; a
+//! boolean is `True` or `False` (as pandas writes it); an array of numbers
+//! that has the same length in every record (up to [`MAX_SPREAD`]) is
+//! spread over columns `<key>_0`, `<key>_1`, ... (the pixel arrays of
+//! `statoil-iceberg-classifier-challenge`); any other array or object is
+//! kept as its JSON text. A NumPy file (`.npy`, C or Fortran order) of one
+//! dimension is one column named after the file; of two, one column per
+//! column of the array, `x0`, `x1`, ... (the same names in a training and
+//! a test array, whatever the files are called); numbers stay numbers and
+//! strings are text.
+
+use crate::error::{Error, Result};
+use crate::files::Files;
+use sandmle_core::csv::{ReadOptions, read_csv_bytes};
+use sandmle_core::{Column, Table};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Read;
+
+/// The longest numeric array spread over columns.
+pub const MAX_SPREAD: usize = 16_384;
+
+/// A table file's format, from its name (a `.gz` suffix aside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum TableFormat {
+    /// Comma-separated values.
+    Csv,
+    /// Tab-separated values.
+    Tsv,
+    /// A JSON array of records.
+    Json,
+    /// One JSON record a line (`.jsonl`, `.ndjson`).
+    JsonLines,
+    /// A NumPy array (`.npy`).
+    Npy,
+}
+
+impl TableFormat {
+    /// The format a file name says, if it names a table.
+    pub fn of(name: &str) -> Option<TableFormat> {
+        let lower = name.to_ascii_lowercase();
+        let lower = lower.strip_suffix(".gz").unwrap_or(&lower);
+        let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "csv" => TableFormat::Csv,
+            "tsv" => TableFormat::Tsv,
+            "json" => TableFormat::Json,
+            "jsonl" | "ndjson" => TableFormat::JsonLines,
+            "npy" => TableFormat::Npy,
+            _ => return None,
+        })
+    }
+}
+
+/// The plain bytes of a file that may be gzip-compressed.
+fn plain(bytes: &[u8], rel: &str, max: u64) -> Result<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes.to_vec());
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| Error::File { file: rel.into(), reason: format!("bad gzip stream: {e}") })?;
+    if out.len() as u64 > max {
+        return Err(Error::File { file: rel.into(), reason: format!("expands past {max} bytes") });
+    }
+    Ok(out)
+}
+
+/// Reads the table file `rel` of `files`.
+///
+/// # Errors
+/// [`Error::File`] if the name is no table format or the content is not
+/// what it says; the CSV reader's errors.
+pub fn read_table(files: &Files, rel: &str, options: &ReadOptions) -> Result<Table> {
+    let format = TableFormat::of(rel).ok_or_else(|| Error::File {
+        file: rel.into(),
+        reason: "not a table file (CSV, TSV, JSON, JSON lines or .npy)".into(),
+    })?;
+    let bytes = files.read(rel)?;
+    let origin = files.prepared().join(rel);
+    if format == TableFormat::Csv {
+        return Ok(read_csv_bytes(&bytes, &origin, options)?);
+    }
+    let data = plain(&bytes, rel, options.limits.max_bytes)?;
+    let csv = match format {
+        TableFormat::Tsv => tsv_to_csv(&data, rel)?,
+        TableFormat::Json => records_to_csv(json_records(&data, rel)?, rel)?,
+        TableFormat::JsonLines => records_to_csv(json_lines(&data, rel)?, rel)?,
+        _ => match npy_table(&data, rel)? {
+            Npy::Numbers(table) => return Ok(table),
+            Npy::Strings(csv) => csv,
+        },
+    };
+    Ok(read_csv_bytes(&csv, &origin, options)?)
+}
+
+fn bad(rel: &str, reason: impl std::fmt::Display) -> Error {
+    Error::File { file: rel.into(), reason: reason.to_string() }
+}
+
+fn tsv_to_csv(data: &[u8], rel: &str) -> Result<Vec<u8>> {
+    let mut reader = csv::ReaderBuilder::new().delimiter(b'\t').has_headers(false).flexible(true).from_reader(data);
+    let mut out = csv::Writer::from_writer(Vec::with_capacity(data.len() + data.len() / 8));
+    for record in reader.byte_records() {
+        let record = record.map_err(|e| bad(rel, format!("not readable as TSV ({e})")))?;
+        out.write_byte_record(&record).map_err(|e| bad(rel, e))?;
+    }
+    out.into_inner().map_err(|e| bad(rel, e))
+}
+
+fn json_records(data: &[u8], rel: &str) -> Result<Vec<serde_json::Map<String, Value>>> {
+    let value: Value = serde_json::from_slice(data).map_err(|e| bad(rel, format!("not valid JSON ({e})")))?;
+    let Value::Array(items) = value else {
+        return Err(bad(rel, "expected a JSON array of records (objects)"));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Object(m) => Ok(m),
+            _ => Err(bad(rel, format!("item {} is not a record (object)", i + 1))),
+        })
+        .collect()
+}
+
+fn json_lines(data: &[u8], rel: &str) -> Result<Vec<serde_json::Map<String, Value>>> {
+    let mut records = Vec::new();
+    for (i, line) in data.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice(line) {
+            Ok(Value::Object(m)) => records.push(m),
+            Ok(_) => return Err(bad(rel, format!("line {} is not a record (object)", i + 1))),
+            Err(e) => return Err(bad(rel, format!("line {}: not valid JSON ({e})", i + 1))),
+        }
+    }
+    Ok(records)
+}
+
+/// A record's cell as CSV text.
+fn cell(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::Bool(b)) => if *b { "True" } else { "False" }.to_owned(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn records_to_csv(records: Vec<serde_json::Map<String, Value>>, rel: &str) -> Result<Vec<u8>> {
+    if records.is_empty() {
+        return Err(bad(rel, "no records"));
+    }
+    // Keys in the order they first appear.
+    let mut keys: Vec<String> = Vec::new();
+    let mut seen: BTreeMap<String, ()> = BTreeMap::new();
+    for r in &records {
+        for k in r.keys() {
+            if seen.insert(k.clone(), ()).is_none() {
+                keys.push(k.clone());
+            }
+        }
+    }
+    // Numeric arrays of one length in every record are spread.
+    let spread: Vec<Option<usize>> = keys
+        .iter()
+        .map(|k| {
+            let len = match records[0].get(k) {
+                Some(Value::Array(a)) if !a.is_empty() && a.len() <= MAX_SPREAD => a.len(),
+                _ => return None,
+            };
+            records
+                .iter()
+                .all(|r| matches!(r.get(k), Some(Value::Array(a)) if a.len() == len && a.iter().all(Value::is_number)))
+                .then_some(len)
+        })
+        .collect();
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let mut header = Vec::new();
+    for (k, s) in keys.iter().zip(&spread) {
+        match s {
+            Some(len) => header.extend((0..*len).map(|i| format!("{k}_{i}"))),
+            None => header.push(k.clone()),
+        }
+    }
+    out.write_record(&header).map_err(|e| bad(rel, e))?;
+    let mut row: Vec<String> = Vec::with_capacity(header.len());
+    for r in &records {
+        row.clear();
+        for (k, s) in keys.iter().zip(&spread) {
+            match (s, r.get(k)) {
+                (Some(_), Some(Value::Array(a))) => row.extend(a.iter().map(|v| cell(Some(v)))),
+                _ => row.push(cell(r.get(k))),
+            }
+        }
+        out.write_record(&row).map_err(|e| bad(rel, e))?;
+    }
+    out.into_inner().map_err(|e| bad(rel, e))
+}
+
+/// A NumPy array read: a table of numbers, or the CSV text of strings
+/// (typed by the CSV reader, as a CSV of the same strings would be).
+enum Npy {
+    Numbers(Table),
+    Strings(Vec<u8>),
+}
+
+/// A NumPy array as a table (see the module docs).
+fn npy_table(data: &[u8], rel: &str) -> Result<Npy> {
+    let npy = npyz::NpyFile::new(data).map_err(|e| bad(rel, format!("not a readable .npy file ({e})")))?;
+    let shape = npy.shape().to_vec();
+    let (rows, cols) = match shape.as_slice() {
+        [n] => (*n as usize, 1),
+        [n, m] => (*n as usize, *m as usize),
+        other => return Err(bad(rel, format!("an array of shape {other:?}: one or two dimensions are read"))),
+    };
+    let fortran = npy.order() == npyz::Order::Fortran;
+    let npyz::DType::Plain(ts) = npy.dtype() else {
+        return Err(bad(rel, "a structured array: plain numbers or strings are read"));
+    };
+    let stem = rel.rsplit('/').next().unwrap_or(rel);
+    let stem = stem.split('.').next().unwrap_or(stem).to_owned();
+    let at = |r: usize, c: usize| if fortran { c * rows + r } else { r * cols + c };
+    let name = |c: usize| if cols == 1 && shape.len() == 1 { stem.clone() } else { format!("x{c}") };
+    let unreadable = |e: std::io::Error| bad(rel, format!("not a readable .npy file ({e})"));
+    let mut table = Table::new();
+    use npyz::TypeChar;
+    match ts.type_char() {
+        TypeChar::Float | TypeChar::Int | TypeChar::Uint | TypeChar::Bool => {
+            let values: Vec<f64> = match (ts.type_char(), ts.size_field()) {
+                (TypeChar::Float, 4) => npy.into_vec::<f32>().map_err(unreadable)?.into_iter().map(f64::from).collect(),
+                (TypeChar::Float, _) => npy.into_vec::<f64>().map_err(unreadable)?,
+                (TypeChar::Bool, _) => {
+                    npy.into_vec::<bool>().map_err(unreadable)?.into_iter().map(|b| f64::from(u8::from(b))).collect()
+                }
+                (TypeChar::Uint, _) => {
+                    npy.into_vec::<u64>().map_err(unreadable)?.into_iter().map(|v| v as f64).collect()
+                }
+                _ => npy.into_vec::<i64>().map_err(unreadable)?.into_iter().map(|v| v as f64).collect(),
+            };
+            for c in 0..cols {
+                table.push_column(name(c), Column::Numeric((0..rows).map(|r| values[at(r, c)]).collect()))?;
+            }
+        }
+        TypeChar::UnicodeStr | TypeChar::ByteStr => {
+            let values: Vec<String> = if ts.type_char() == TypeChar::UnicodeStr {
+                npy.into_vec::<String>().map_err(unreadable)?
+            } else {
+                npy.into_vec::<Vec<u8>>()
+                    .map_err(unreadable)?
+                    .into_iter()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .collect()
+            };
+            let mut out = csv::Writer::from_writer(Vec::new());
+            out.write_record((0..cols).map(name)).map_err(|e| bad(rel, e))?;
+            for r in 0..rows {
+                out.write_record((0..cols).map(|c| values[at(r, c)].as_str())).map_err(|e| bad(rel, e))?;
+            }
+            return Ok(Npy::Strings(out.into_inner().map_err(|e| bad(rel, e))?));
+        }
+        other => return Err(bad(rel, format!("an array of {other:?}: numbers or strings are read"))),
+    }
+    Ok(Npy::Numbers(table))
+}

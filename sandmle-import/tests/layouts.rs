@@ -1,0 +1,238 @@
+//! The layouts MLE-bench's `prepare.py` writes, made small at test time
+//! (the same shapes as its output for the competitions named; checked
+//! against `examples/scripts/mlebench_import_check.py`'s run on the real
+//! `prepare.py` output), imported by detection alone.
+
+use sandmle_core::{MetricSpec, Modality, Pixels, TaskKind, encode_png};
+use sandmle_import::{Error, ImportOptions, LabelSource, TestSource, TrainSource, import};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn zip(path: &Path, members: &[(String, Vec<u8>)]) {
+    let mut out = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, bytes) in members {
+        out.start_file(name.as_str(), zip::write::SimpleFileOptions::default()).unwrap();
+        out.write_all(bytes).unwrap();
+    }
+    out.finish().unwrap();
+}
+
+fn options(dir: &Path, metric: &str) -> ImportOptions {
+    ImportOptions { competition: dir.to_owned(), metric: Some(MetricSpec::named(metric)), ..ImportOptions::default() }
+}
+
+fn png(shade: u8) -> Vec<u8> {
+    encode_png(&Pixels { width: 4, height: 3, channels: 3, data: vec![shade; 36] }).unwrap()
+}
+
+/// `dogs-vs-cats-redux-kernels-edition`: no training table, the labels in
+/// the names (`cat.3.png`), the training images zipped at the archive's
+/// root, test ids only in `sampleSubmission.csv`, answers in
+/// `private/answers.csv`, integer test ids that repeat nothing.
+fn dogs(dir: &Path) {
+    let public = dir.join("prepared/public");
+    let mut members = Vec::new();
+    for i in 0..12u8 {
+        let label = if i % 2 == 0 { "cat" } else { "dog" };
+        members.push((format!("{label}.{i}.png"), png(i * 10 + u8::from(i % 2 == 1) * 100)));
+    }
+    std::fs::create_dir_all(&public).unwrap();
+    zip(&public.join("train.zip"), &members);
+    let (mut sample, mut answers) = (String::from("id,label\n"), String::from("id,label\n"));
+    for i in 1..=6u8 {
+        write(&public.join(format!("test/{i}.png")), png(i * 20));
+        sample.push_str(&format!("{i},0.5\n"));
+        answers.push_str(&format!("{i},{}\n", i % 2));
+    }
+    write(&public.join("sampleSubmission.csv"), sample);
+    write(&public.join("description.md"), "# Dogs and cats\n");
+    write(&dir.join("prepared/private/answers.csv"), answers);
+}
+
+#[test]
+fn labels_in_names_and_zipped_images_become_an_image_task() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dogs");
+    dogs(&dir);
+    let done = import(&options(&dir, "log_loss")).unwrap();
+    let plan = &done.plan;
+    assert_eq!(plan.sample_submission, "public/sampleSubmission.csv");
+    assert_eq!(plan.answers, "private/answers.csv");
+    assert_eq!(plan.train, TrainSource::Files { dirs: vec!["public/train".into()], labels: LabelSource::NamePrefix });
+    assert_eq!(plan.test, TestSource::SampleIds);
+    assert_eq!(plan.archives, ["public/train.zip"]);
+    assert_eq!(plan.label_codes, [("cat".to_owned(), "0".to_owned()), ("dog".to_owned(), "1".to_owned())]);
+    let env = &done.environment;
+    assert_eq!((env.task().modality, env.task().kind), (Modality::Image, TaskKind::BinaryClassification));
+    assert_eq!((env.train.n_rows(), env.test.n_rows(), env.images.len()), (12, 6, 18));
+    let spec = env.task().images.clone().unwrap();
+    assert_eq!((spec.suffix.as_str(), spec.width, spec.height), (".png", Some(4), Some(3)));
+    let ids = env.train.column("id").unwrap();
+    let labels = env.train.column("label").unwrap();
+    for r in 0..env.train.n_rows() {
+        let id = ids.get_str(r).unwrap();
+        let want = if id.starts_with("dog.") { "1" } else { "0" };
+        assert_eq!(labels.get_label(r).unwrap(), want, "{id}");
+    }
+    assert!(env.description.contains("named after the row's `id` followed by `.png`"), "{}", env.description);
+}
+
+/// `movie-review-sentiment-analysis-kernels-only`: zipped TSV tables and
+/// `sampleSubmission.csv`; `ml2021spring-hw2`: a labels table beside the
+/// features and test rows whose ids are their row numbers, which the
+/// training rows' numbers repeat.
+#[test]
+fn zipped_tsv_and_row_number_ids_import() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("reviews");
+    let public = dir.join("prepared/public");
+    std::fs::create_dir_all(&public).unwrap();
+    let mut train = String::from("PhraseId\tSentenceId\tPhrase\tSentiment\n");
+    for i in 0..20 {
+        train.push_str(&format!("{i}\t{}\tphrase number {i}\t{}\n", i / 4, i % 5));
+    }
+    let mut test = String::from("PhraseId\tSentenceId\tPhrase\n");
+    let (mut sample, mut answers) = (String::from("PhraseId,Sentiment\n"), String::from("PhraseId,Sentiment\n"));
+    for i in 20..28 {
+        test.push_str(&format!("{i}\t{}\tanother phrase {i}\n", i / 4));
+        sample.push_str(&format!("{i},2\n"));
+        answers.push_str(&format!("{i},{}\n", i % 5));
+    }
+    zip(&public.join("train.tsv.zip"), &[("train.tsv".into(), train.into_bytes())]);
+    zip(&public.join("test.tsv.zip"), &[("test.tsv".into(), test.into_bytes())]);
+    write(&public.join("sampleSubmission.csv"), sample);
+    write(&public.join("description.md"), "# Reviews\n");
+    write(&dir.join("prepared/private/answers.csv"), answers);
+    let done = import(&options(&dir, "accuracy")).unwrap();
+    assert_eq!(done.plan.train, TrainSource::Table { file: "public/train.tsv".into(), labels: None });
+    assert_eq!(done.plan.test, TestSource::Table { file: "public/test.tsv".into() });
+    assert_eq!(done.plan.id_column, "PhraseId");
+    assert_eq!(done.plan.target_columns, ["Sentiment"]);
+    assert_eq!(done.environment.task().kind, TaskKind::MulticlassClassification);
+
+    // Features and labels as NumPy arrays, ids the test rows' numbers.
+    let dir = tmp.path().join("frames");
+    let public = dir.join("prepared/public/timit/timit");
+    write(&public.join("train_11.npy"), npy_f64(&[30, 3], |i| (i % 7) as f64));
+    write(&public.join("train_label_11.npy"), npy_f64(&[30], |i| (i % 3) as f64));
+    write(&public.join("test_11.npy"), npy_f64(&[9, 3], |i| (i % 5) as f64));
+    let (mut sample, mut answers) = (String::from("Id,ClassId\n"), String::from("Id,ClassId\n"));
+    for i in 0..9 {
+        sample.push_str(&format!("{i},0\n"));
+        answers.push_str(&format!("{i},{}\n", i % 3));
+    }
+    write(&dir.join("prepared/public/sampleSubmission.csv"), sample);
+    write(&dir.join("prepared/public/description.md"), "# Frames\n");
+    write(&dir.join("prepared/private/answers.csv"), answers);
+    let done = import(&options(&dir, "accuracy")).unwrap();
+    assert_eq!(
+        done.plan.train,
+        TrainSource::Table {
+            file: "public/timit/timit/train_11.npy".into(),
+            labels: Some("public/timit/timit/train_label_11.npy".into())
+        }
+    );
+    assert!(done.plan.rekeyed.is_some(), "training row numbers repeat the test ids");
+    let env = &done.environment;
+    assert_eq!(env.train.names(), ["Id", "x0", "x1", "x2", "ClassId"]);
+    assert_eq!(env.test.names(), ["Id", "x0", "x1", "x2"]);
+    assert_eq!(env.train.column("Id").unwrap().get_str(0).unwrap(), "train_0");
+}
+
+/// A little-endian `<f8` NumPy file of `shape`, values `f(i)` in C order.
+fn npy_f64(shape: &[usize], f: impl Fn(usize) -> f64) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let shape_text = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+    let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape_text}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&u16::try_from(header.len()).unwrap().to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for i in 0..shape.iter().product() {
+        out.extend_from_slice(&f(i).to_le_bytes());
+    }
+    out
+}
+
+/// `lmsys-chatbot-arena`: class probabilities shipped one-hot in the
+/// training table, with training columns the test lacks.
+#[test]
+fn one_hot_classes_become_one_label_and_train_only_columns_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("arena");
+    let public = dir.join("prepared/public");
+    let mut train = String::from("id,model_a,prompt,winner_model_a,winner_model_b,winner_tie\n");
+    for i in 0..15 {
+        let hot = i % 3;
+        let cells: Vec<&str> = (0..3).map(|k| if k == hot { "1" } else { "0" }).collect();
+        train.push_str(&format!("{i},m{},question {i},{}\n", i % 2, cells.join(",")));
+    }
+    let mut test = String::from("id,prompt\n");
+    let (mut sample, mut answers) = (
+        String::from("id,winner_model_a,winner_model_b,winner_tie\n"),
+        String::from("id,winner_model_a,winner_model_b,winner_tie\n"),
+    );
+    for i in 100..106 {
+        test.push_str(&format!("{i},question {i}\n"));
+        sample.push_str(&format!("{i},0.3333333333333333,0.3333333333333333,0.3333333333333333\n"));
+        answers.push_str(&format!("{i},1,0,0\n"));
+    }
+    write(&public.join("train.csv"), train);
+    write(&public.join("test.csv"), test);
+    write(&public.join("sample_submission.csv"), sample);
+    write(&public.join("description.md"), "# Arena\n");
+    write(&dir.join("prepared/private/answers.csv"), answers);
+    let done = import(&options(&dir, "multiclass_log_loss")).unwrap();
+    assert_eq!(done.plan.one_hot, ["winner_model_a", "winner_model_b", "winner_tie"]);
+    assert_eq!(done.plan.target_columns, ["label"]);
+    assert_eq!(done.plan.train_only_columns, ["model_a"]);
+    let env = &done.environment;
+    assert_eq!(env.train.column("label").unwrap().get_label(4).unwrap(), "winner_model_b");
+    assert!(env.description.contains("lacks these columns of `train.csv`") && env.description.contains("`model_a`"));
+}
+
+/// Layouts the import cannot settle: one error naming the file or the
+/// option, and no environment.
+#[test]
+fn unsettled_layouts_name_the_file_or_the_option() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dogs");
+    dogs(&dir);
+    let message = |o: &ImportOptions| import(o).unwrap_err().to_string();
+
+    // No sample submission anywhere.
+    std::fs::rename(dir.join("prepared/public/sampleSubmission.csv"), tmp.path().join("sample.csv")).unwrap();
+    let text = message(&options(&dir, "log_loss"));
+    assert!(text.contains("sample submission") && text.contains("--sample-submission"), "{text}");
+    std::fs::rename(tmp.path().join("sample.csv"), dir.join("prepared/public/sampleSubmission.csv")).unwrap();
+
+    // Two tables that could be the training table.
+    write(&dir.join("prepared/public/train_a.csv"), "id,label\n1,0\n");
+    write(&dir.join("prepared/public/train_b.csv"), "id,label\n1,0\n");
+    let e = import(&options(&dir, "log_loss")).unwrap_err();
+    assert!(matches!(e, Error::Options { .. }), "{e}");
+    assert!(e.to_string().contains("public/train_a.csv, public/train_b.csv") && e.to_string().contains("--train"));
+    std::fs::remove_file(dir.join("prepared/public/train_b.csv")).unwrap();
+    std::fs::remove_file(dir.join("prepared/public/train_a.csv")).unwrap();
+
+    // A test image missing: the row and the file it should be.
+    std::fs::remove_file(dir.join("prepared/public/test/4.png")).unwrap();
+    let text = message(&options(&dir, "log_loss"));
+    assert!(text.contains("`4.png` for row `4`"), "{text}");
+
+    // A leaderboard that is a Git LFS pointer.
+    let board: PathBuf = tmp.path().join("leaderboard.csv");
+    write(&board, "version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 10\n");
+    write(&dir.join("prepared/public/test/4.png"), png(80));
+    let o = ImportOptions { leaderboard: Some(board), ..options(&dir, "log_loss") };
+    let text = message(&o);
+    assert!(text.contains("Git LFS pointer"), "{text}");
+}
