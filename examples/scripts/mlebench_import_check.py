@@ -55,6 +55,11 @@ METRICS = {
     "invasive-species-monitoring": ["--metric", "roc_auc"],
 }
 EXPECTED_TO_FAIL = {"invasive-species-monitoring"}
+# Where the two programs differ by design: paddy's sample submission leaves
+# every label empty; grade.py counts an empty label as a wrong one, while
+# `sandmle evaluate` refuses a submission with missing values (and the
+# import fills the environment's sample with a constant valid label).
+KNOWN_DIFFERENCES = {("paddy-disease-classification", "sample_submission")}
 
 
 def run(cmd):
@@ -110,8 +115,10 @@ def main():
             _, res = run([b, "--json", "evaluate", "--env", str(env), "--submission_path", str(path)])
             ours, theirs = score_of(res), grades[which]["score"]
             agree = ours is not None and theirs is not None and abs(ours - round(theirs, 5)) < 1e-9
-            failed |= not agree
-            scores.append(f"{ours} / {theirs}{'' if agree else ' **differ**'}")
+            known = (comp, which) in KNOWN_DIFFERENCES
+            failed |= not agree and not known
+            mark = "" if agree else " (refused: empty labels)" if known and ours is None else " **differ**"
+            scores.append(f"{'refused' if ours is None else ours} / {theirs}{mark}")
         micro = work / f"{comp}-micro"
         rc_shrink, _ = run([b, "--json", "shrink", "--seed-env", str(env), "--seed", "1", "--out", str(micro)])
         generated = "-"

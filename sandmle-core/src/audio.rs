@@ -70,6 +70,52 @@ impl Clip {
     }
 }
 
+/// The shape of a task's clips, as its DNA records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AudioDna {
+    /// Samples a second (the most common rate).
+    pub sample_rate: u32,
+    /// The median clip length, in seconds.
+    pub seconds: f64,
+    /// The median root-mean-square level, in `[0, 1]`.
+    pub rms: f64,
+}
+
+/// A 16-bit PCM mono WAV file of `samples` (clipped to `[-1, 1]`, scaled
+/// by 32,767 and rounded half away from zero): a 44-byte header and the
+/// samples, little-endian. The same samples give the same bytes.
+///
+/// # Errors
+/// [`Error::InvalidEnvironment`] for a clip too long for one WAV file
+/// (its data past 4 GiB) or a sample rate of 0.
+pub fn encode_wav(samples: &[f32], sample_rate: u32) -> Result<Vec<u8>> {
+    let data_len = u32::try_from(samples.len() * 2)
+        .ok()
+        .filter(|n| n.checked_add(36).is_some())
+        .ok_or_else(|| bad("WAV", "clip too long for one file"))?;
+    if sample_rate == 0 {
+        return Err(bad("WAV", "a sample rate of 0"));
+    }
+    let mut out = Vec::with_capacity(44 + samples.len() * 2);
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + data_len).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // mono
+    out.extend_from_slice(&sample_rate.to_le_bytes());
+    out.extend_from_slice(&(sample_rate.saturating_mul(2)).to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&16u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&data_len.to_le_bytes());
+    for &x in samples {
+        let v = (f64::from(x).clamp(-1.0, 1.0) * 32767.0).round() as i16;
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    Ok(out)
+}
+
 fn bad(what: &str, reason: impl std::fmt::Display) -> Error {
     Error::InvalidEnvironment { reason: format!("{what}: {reason}") }
 }

@@ -148,6 +148,9 @@ pub struct TaskDna {
     /// The shape of the task's image files, when its data are images.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<crate::images::ImageDna>,
+    /// The shape of the task's audio clips, when its data are clips.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<crate::audio::AudioDna>,
 }
 
 impl TaskDna {

@@ -76,7 +76,7 @@ pub mod testing;
 #[cfg(unix)]
 pub mod tree;
 
-pub use audio::{AudioFormat, Clip, MAX_AUDIO_SAMPLES, decode_audio};
+pub use audio::{AudioDna, AudioFormat, Clip, MAX_AUDIO_SAMPLES, decode_audio, encode_wav};
 pub use calibrate::{calibrate, set_thresholds};
 pub use catalogue::{
     CheckedMetric, METRICS, MetricFamily, MetricInfo, MetricInput, ParamInfo, metric_info, metric_names, params_map,

@@ -84,6 +84,7 @@ pub fn tiny_dna() -> TaskDna {
         correlations: vec![],
         signal: None,
         images: None,
+        audio: None,
     }
 }
 

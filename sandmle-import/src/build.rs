@@ -1,7 +1,8 @@
 //! [`import`]: the tables found, read and joined into an environment.
 
 use crate::columns::{
-    collapse_one_hot, has_free_text, ids, layout, prepend, table_with, targets, text_column, train_table,
+    collapse_one_hot, fill_empty_sample, has_free_text, ids, layout, prepend, table_with, targets, text_column,
+    train_table,
 };
 use crate::detect;
 use crate::error::{Error, Result};
@@ -87,7 +88,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         answer_options.types.extend(prediction_columns.iter().map(|c| (c.clone(), ColumnType::Text)));
     }
     let needs: Vec<&String> = std::iter::once(&id_column).chain(&prediction_columns).collect();
-    let sample = table_with(&files, &found.sample, &answer_options, &needs)?;
+    let mut sample = table_with(&files, &found.sample, &answer_options, &needs)?;
     let answers = table_with(&files, &found.answers, &answer_options, &needs)?.select(&needs)?;
     let test_ids = ids(&sample, &id_column)?;
 
@@ -103,10 +104,19 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
             (Table::new(), TrainSource::Files { dirs: m.train.clone(), labels: source }, Some(rows))
         }
         (None, None) => {
+            let opened: Vec<&str> =
+                files.archives().iter().map(String::as_str).filter(|a| a.starts_with("public/")).collect();
+            let archives = if opened.is_empty() {
+                String::new()
+            } else {
+                format!(" (the archives {} hold neither)", opened.join(", "))
+            };
             return Err(layout(
                 &files,
                 "public",
-                "a training table (`train.csv`, or name it with --train) or folders of training images or clips",
+                format!(
+                    "a training table (`train.csv`, or name it with --train) or folders of training images or clips{archives}"
+                ),
             ));
         }
     };
@@ -183,7 +193,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
             &suffix,
         )?);
         image_spec = Some(ImageSpec {
-            dir: "images".into(),
+            dir: if m.modality == Modality::Audio { "clips" } else { "images" }.into(),
             suffix: suffix.clone(),
             width: shape.map(|s| s.0),
             height: shape.map(|s| s.1),
@@ -216,6 +226,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
     }
     let target_columns = targets(&files, &train, &test, &given, &id_column, &prediction_columns)?;
     test = test.without(&target_columns);
+    let sample_filled = fill_empty_sample(&mut sample, &train, &target_columns, &prediction_columns, info.input)?;
     let test_names: BTreeSet<&String> = test.names().iter().collect();
     let train_only_columns: Vec<String> = train
         .names()
@@ -252,6 +263,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         prediction_columns,
         train_only_columns: spec.train_only_columns.clone(),
         one_hot,
+        sample_filled,
         label_codes,
         rekeyed,
         files: file_plan,
@@ -293,6 +305,7 @@ fn is_plain(plan: &ImportPlan) -> bool {
         && plan.train_only_columns.is_empty()
         && plan.rekeyed.is_none()
         && plan.one_hot.is_empty()
+        && plan.sample_filled.is_empty()
         && plan.files.is_none()
         && plan.archives.is_empty()
 }
@@ -322,10 +335,17 @@ fn with_notes(description: String, plan: &ImportPlan) -> String {
         ));
     }
     if let Some(f) = &plan.files {
-        let what = if f.modality == Modality::Audio { "audio clip" } else { "image" };
+        let (what, dir) = if f.modality == Modality::Audio { ("audio clip", "clips") } else { ("image", "images") };
         notes.push(format!(
-            "Every row's {what} is in `images/`, named after the row's `{}` followed by `{}`.",
+            "Every row's {what} is in `{dir}/`, named after the row's `{}` followed by `{}`.",
             plan.id_column, f.suffix
+        ));
+    }
+    if !plan.sample_filled.is_empty() {
+        let cols: Vec<String> = plan.sample_filled.iter().map(|c| format!("`{c}`")).collect();
+        notes.push(format!(
+            "The competition's sample submission left {} empty; here it holds one constant valid prediction.",
+            cols.join(", ")
         ));
     }
     if let Some(r) = &plan.rekeyed {

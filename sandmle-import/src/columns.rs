@@ -7,7 +7,7 @@ use crate::files::Files;
 use crate::options::ImportOptions;
 use crate::tables::read_table;
 use sandmle_core::csv::ReadOptions;
-use sandmle_core::{Column, Table};
+use sandmle_core::{Column, MetricInput, Table};
 use std::collections::BTreeMap;
 
 pub(crate) fn layout(files: &Files, rel: &str, expected: impl Into<String>) -> Error {
@@ -203,4 +203,54 @@ pub(crate) fn collapse_one_hot(train: &mut Table, classes: &[String], name: Opti
     }
     train.push_column(name.clone(), Column::categorical(labels.into_iter().map(Some)))?;
     Ok(Some(name))
+}
+
+/// Fills the sample submission's prediction columns that hold no value at
+/// all (a template, such as a sample whose label column is empty) with a
+/// constant valid prediction: the most frequent training label (the
+/// smallest on ties) for labels, 0.5 for probabilities, the training mean
+/// for values. An empty sample is no valid submission, and the
+/// environment's sample must be one. Returns the columns filled.
+pub(crate) fn fill_empty_sample(
+    sample: &mut Table,
+    train: &Table,
+    targets: &[String],
+    predictions: &[String],
+    input: MetricInput,
+) -> Result<Vec<String>> {
+    let mut filled = Vec::new();
+    let n = sample.n_rows();
+    for (k, column) in predictions.iter().enumerate() {
+        let values = sample.column(column)?;
+        if n == 0 || values.missing_count() < n {
+            continue;
+        }
+        let target = train.column(targets.get(k).or(targets.first()).map_or(column.as_str(), String::as_str))?;
+        let constant = match input {
+            MetricInput::Labels => {
+                let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+                for label in target.label_texts().into_iter().filter(|l| !l.is_empty()) {
+                    *counts.entry(label).or_insert(0) += 1;
+                }
+                let Some((label, _)) = counts.iter().rev().max_by_key(|(_, c)| **c) else { continue };
+                match target {
+                    Column::Numeric(_) => Column::Numeric(vec![label.parse::<f64>().unwrap_or(0.0); n]),
+                    _ => Column::categorical(std::iter::repeat_n(Some(label.as_str()), n)),
+                }
+            }
+            MetricInput::Probability | MetricInput::ColumnProbabilities => Column::Numeric(vec![0.5; n]),
+            MetricInput::Values | MetricInput::ColumnValues => {
+                let v: Vec<f64> =
+                    target.to_f64_lenient().unwrap_or_default().into_iter().filter(|x| x.is_finite()).collect();
+                if v.is_empty() {
+                    continue;
+                }
+                Column::Numeric(vec![v.iter().sum::<f64>() / v.len() as f64; n])
+            }
+            _ => continue,
+        };
+        sample.set_column(column, constant)?;
+        filled.push(column.clone());
+    }
+    Ok(filled)
 }

@@ -145,6 +145,10 @@ pub struct ImportPlan {
     /// target column (class probabilities shipped one-hot).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub one_hot: Vec<String>,
+    /// Prediction columns of the sample submission that held no value and
+    /// were filled with a constant valid prediction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sample_filled: Vec<String>,
     /// Labels read from folders or names, mapped to numbers: `(label,
     /// number)` pairs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -119,32 +119,58 @@ fn tsv_to_csv(data: &[u8], rel: &str) -> Result<Vec<u8>> {
     out.into_inner().map_err(|e| bad(rel, e))
 }
 
-fn json_records(data: &[u8], rel: &str) -> Result<Vec<serde_json::Map<String, Value>>> {
-    let value: Value = serde_json::from_slice(data).map_err(|e| bad(rel, format!("not valid JSON ({e})")))?;
-    let Value::Array(items) = value else {
-        return Err(bad(rel, "expected a JSON array of records (objects)"));
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| match v {
-            Value::Object(m) => Ok(m),
-            _ => Err(bad(rel, format!("item {} is not a record (object)", i + 1))),
-        })
-        .collect()
+/// A JSON record with its keys in the file's order (`serde_json`'s map
+/// sorts them).
+struct Record {
+    fields: Vec<(String, Value)>,
+    index: BTreeMap<String, usize>,
 }
 
-fn json_lines(data: &[u8], rel: &str) -> Result<Vec<serde_json::Map<String, Value>>> {
+impl Record {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.index.get(key).map(|&i| &self.fields[i].1)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Record {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Record, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Record;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a record (a JSON object)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Record, A::Error> {
+                let mut record = Record { fields: Vec::new(), index: BTreeMap::new() };
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    match record.index.get(&k) {
+                        Some(&i) => record.fields[i].1 = v,
+                        None => {
+                            record.index.insert(k.clone(), record.fields.len());
+                            record.fields.push((k, v));
+                        }
+                    }
+                }
+                Ok(record)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
+fn json_records(data: &[u8], rel: &str) -> Result<Vec<Record>> {
+    serde_json::from_slice(data).map_err(|e| bad(rel, format!("expected a JSON array of records ({e})")))
+}
+
+fn json_lines(data: &[u8], rel: &str) -> Result<Vec<Record>> {
     let mut records = Vec::new();
     for (i, line) in data.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice(line) {
-            Ok(Value::Object(m)) => records.push(m),
-            Ok(_) => return Err(bad(rel, format!("line {} is not a record (object)", i + 1))),
-            Err(e) => return Err(bad(rel, format!("line {}: not valid JSON ({e})", i + 1))),
-        }
+        let record =
+            serde_json::from_slice(line).map_err(|e| bad(rel, format!("line {}: expected a record ({e})", i + 1)))?;
+        records.push(record);
     }
     Ok(records)
 }
@@ -160,7 +186,7 @@ fn cell(v: Option<&Value>) -> String {
     }
 }
 
-fn records_to_csv(records: Vec<serde_json::Map<String, Value>>, rel: &str) -> Result<Vec<u8>> {
+fn records_to_csv(records: Vec<Record>, rel: &str) -> Result<Vec<u8>> {
     if records.is_empty() {
         return Err(bad(rel, "no records"));
     }
@@ -168,7 +194,7 @@ fn records_to_csv(records: Vec<serde_json::Map<String, Value>>, rel: &str) -> Re
     let mut keys: Vec<String> = Vec::new();
     let mut seen: BTreeMap<String, ()> = BTreeMap::new();
     for r in &records {
-        for k in r.keys() {
+        for (k, _) in &r.fields {
             if seen.insert(k.clone(), ()).is_none() {
                 keys.push(k.clone());
             }

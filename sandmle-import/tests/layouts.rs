@@ -236,3 +236,103 @@ fn unsettled_layouts_name_the_file_or_the_option() {
     let text = message(&o);
     assert!(text.contains("Git LFS pointer"), "{text}");
 }
+
+/// A 16-bit mono PCM WAV file of `n` samples of a tone.
+fn wav(n: usize, pitch: f64) -> Vec<u8> {
+    let data: Vec<u8> = (0..n)
+        .flat_map(|i| {
+            let x = (i as f64 * pitch * std::f64::consts::TAU / 8000.0).sin() * 8000.0;
+            (x.round() as i16).to_le_bytes()
+        })
+        .collect();
+    let mut out = b"RIFF".to_vec();
+    out.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // mono
+    out.extend_from_slice(&8000u32.to_le_bytes());
+    out.extend_from_slice(&16000u32.to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&16u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&data);
+    out
+}
+
+/// `tensorflow-speech-recognition-challenge`: clips under one folder per
+/// label, the same clip name under several labels, test ids that carry
+/// the `.wav` extension.
+#[test]
+fn audio_clips_labelled_by_folder_with_repeated_names_import() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("speech");
+    let public = dir.join("prepared/public");
+    for (k, label) in ["no", "yes", "up"].iter().enumerate() {
+        for i in 0..4 {
+            write(
+                &public.join(format!("train/audio/{label}/speaker{i}_nohash_0.wav")),
+                wav(400, 200.0 * (k + 1) as f64),
+            );
+        }
+    }
+    let (mut sample, mut answers) = (String::from("fname,label\n"), String::from("fname,label\n"));
+    for i in 0..5 {
+        write(&public.join(format!("test/audio/clip_{i:04}.wav")), wav(400, 300.0));
+        sample.push_str(&format!("clip_{i:04}.wav,silence\n"));
+        answers.push_str(&format!("clip_{i:04}.wav,{}\n", ["no", "yes", "up"][i % 3]));
+    }
+    write(&public.join("sample_submission.csv"), sample);
+    write(&public.join("description.md"), "# Speech\n");
+    write(&dir.join("prepared/private/test.csv"), answers);
+    let done = import(&options(&dir, "accuracy")).unwrap();
+    assert_eq!(done.plan.answers, "private/test.csv");
+    assert_eq!(done.plan.train, TrainSource::Files { dirs: vec!["public/train".into()], labels: LabelSource::Folder });
+    let env = &done.environment;
+    assert_eq!(env.task().modality, Modality::Audio);
+    assert_eq!(env.task().images.as_ref().unwrap().suffix, "", "the ids carry their extension");
+    let ids = env.train.column("fname").unwrap();
+    let names: Vec<String> = (0..ids.len()).map(|r| ids.get_str(r).unwrap().into_owned()).collect();
+    assert!(names.contains(&"yes_speaker2_nohash_0.wav".to_owned()), "{names:?}");
+    assert_eq!(env.images.len(), 12 + 5);
+    assert!(env.images.get("clip_0003.wav").is_some());
+}
+
+/// `statoil-iceberg-classifier-challenge`: JSON arrays of records whose
+/// pixel bands are fixed-length number lists, spread over columns, and an
+/// angle that is sometimes `"na"`.
+#[test]
+fn json_records_with_band_arrays_become_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ice");
+    let public = dir.join("prepared/public");
+    let record = |id: &str, k: usize, label: Option<u8>| {
+        let angle = if k.is_multiple_of(4) { "\"na\"".to_owned() } else { format!("{}", 30.0 + k as f64) };
+        let band: Vec<String> = (0..6).map(|j| format!("{}", -(j as f64) - k as f64 / 10.0)).collect();
+        let label = label.map_or_else(String::new, |l| format!(", \"is_iceberg\": {l}"));
+        format!("{{\"id\": \"{id}\", \"band_1\": [{}], \"inc_angle\": {angle}{label}}}", band.join(", "))
+    };
+    let train: Vec<String> = (0..12).map(|k| record(&format!("a{k:03x}"), k, Some((k % 2) as u8))).collect();
+    let test: Vec<String> = (0..5).map(|k| record(&format!("b{k:03x}"), k + 20, None)).collect();
+    write(&public.join("train.json"), format!("[{}]", train.join(", ")));
+    write(&public.join("test.json"), format!("[{}]", test.join(", ")));
+    let (mut sample, mut answers) = (String::from("id,is_iceberg\n"), String::from("id,is_iceberg\n"));
+    for k in 0..5 {
+        sample.push_str(&format!("b{k:03x},0.5\n"));
+        answers.push_str(&format!("b{k:03x},{}\n", k % 2));
+    }
+    write(&dir.join("prepared/private/sample_submission.csv"), sample);
+    write(&public.join("description.md"), "# Icebergs\n");
+    write(&dir.join("prepared/private/test.csv"), answers);
+    let done = import(&options(&dir, "log_loss")).unwrap();
+    assert_eq!(done.plan.sample_submission, "private/sample_submission.csv");
+    let env = &done.environment;
+    let names: Vec<&str> = env.train.names().iter().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["id", "band_1_0", "band_1_1", "band_1_2", "band_1_3", "band_1_4", "band_1_5", "inc_angle", "is_iceberg"]
+    );
+    assert_eq!(env.test.n_cols(), 8);
+    assert_eq!(env.train.numeric("band_1_2").unwrap()[1], -2.1);
+}

@@ -5,8 +5,8 @@ use crate::labelled::tables;
 use crate::random::shuffle;
 use crate::stats::{correlated_pairs, mean, sd, shape};
 use sandmle_core::{
-    Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, ImageDna, ImageSpec, Signal, Solution,
-    TargetDna, TaskDna, decode_image, rng_for,
+    AudioDna, Column, Environment, Executor, FeatureDna, GradeReport, Grader, GradingTask, ImageDna, ImageSpec,
+    Modality, Signal, Solution, TargetDna, TaskDna, TaskKind, decode_audio, decode_image, rng_for,
 };
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -100,7 +100,8 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
         .iter()
         .map(|t| {
             let col = env.train.column(t)?;
-            Ok(if task.kind.is_classification() {
+            // Ranked label lists (MAP@k) draw from the target's labels as classes do.
+            Ok(if task.kind.is_classification() || task.kind == TaskKind::Ranking {
                 let mut counts: BTreeMap<String, usize> = BTreeMap::new();
                 for l in col.label_texts() {
                     *counts.entry(l).or_insert(0) += 1;
@@ -140,10 +141,48 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
         correlations,
         signal: None,
         images: match &task.images {
-            Some(spec) => Some(image_dna(env, spec)?),
-            None => None,
+            Some(spec) if task.modality != Modality::Audio => Some(image_dna(env, spec)?),
+            _ => None,
+        },
+        audio: match &task.images {
+            Some(spec) if task.modality == Modality::Audio => Some(audio_dna(env, spec)?),
+            _ => None,
         },
     })
+}
+
+/// The shape of a task's training clips, decoded (at most
+/// [`IMAGE_SAMPLE`], in row order): the most common sample rate (the
+/// lower on ties), the median length and the median root-mean-square
+/// level. Files that do not decode are skipped.
+fn audio_dna(env: &Environment, spec: &ImageSpec) -> Result<AudioDna> {
+    let ids = env.train.column(&env.task().id_column)?;
+    let mut rates: BTreeMap<u32, usize> = BTreeMap::new();
+    let (mut seconds, mut levels) = (Vec::new(), Vec::new());
+    for r in 0..ids.len() {
+        if seconds.len() >= IMAGE_SAMPLE {
+            break;
+        }
+        let Some(id) = ids.get_str(r) else { continue };
+        let name = spec.file_name(&id);
+        let Some(bytes) = env.images.get(&name) else { continue };
+        let Ok(clip) = decode_audio(bytes, &name) else { continue };
+        *rates.entry(clip.sample_rate).or_insert(0) += 1;
+        seconds.push(clip.seconds());
+        let energy: f64 = clip.samples.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+        levels.push((energy / clip.samples.len().max(1) as f64).sqrt());
+    }
+    if seconds.is_empty() {
+        return Err(crate::Error::Unsupported {
+            reason: "no training clip of the task is a readable WAV or AIFF".into(),
+        });
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[(v.len() - 1) / 2]
+    };
+    let sample_rate = rates.iter().fold((0u32, 0usize), |best, (&r, &k)| if k > best.1 { (r, k) } else { best }).0;
+    Ok(AudioDna { sample_rate, seconds: median(&mut seconds), rms: median(&mut levels) })
 }
 
 /// Most training images decoded for the DNA.

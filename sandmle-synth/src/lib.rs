@@ -56,6 +56,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod audio;
 mod describe;
 mod dna;
 mod error;
@@ -82,6 +83,6 @@ pub use gates::{Gate, GateVerifier, png_chunk_types};
 pub use lexicon::{DOMAINS, Domain, domain};
 pub use rule::{FAMILIES, Family, Rule, Tree};
 pub use shrink::{SHRINK_VERSION, StratifiedShrinker};
-pub use sizes::test_rows_for;
+pub use sizes::{MAX_FILE_CLASSES, test_rows_for};
 pub use synthesize::{DnaSynthesizer, SYNTH_VERSION};
 pub use units::unit_range;

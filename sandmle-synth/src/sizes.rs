@@ -22,3 +22,25 @@ pub fn test_rows_for(form: SubmissionForm, class_shares: &[f64], available: usiz
     };
     wanted.min(available)
 }
+
+/// Most classes a synthesized image or audio task has: a micro task of
+/// 200 rows over more classes leaves too few rows a class for any model
+/// that reads the files to learn (a seed of thousands of labels, such as
+/// an individual-identification competition, gave only unlearnable tasks).
+pub const MAX_FILE_CLASSES: usize = 10;
+
+/// The class shares a synthesized image or audio task draws its labels
+/// with: the seed's, normalised, when it has at most [`MAX_FILE_CLASSES`]
+/// classes; else the largest [`MAX_FILE_CLASSES`] shares (the earlier
+/// class on ties), normalised.
+pub(crate) fn file_task_shares(shares: &[f64]) -> Vec<f64> {
+    let picked: Vec<f64> = if shares.len() <= MAX_FILE_CLASSES {
+        shares.to_vec()
+    } else {
+        let mut order: Vec<usize> = (0..shares.len()).collect();
+        order.sort_by(|&a, &b| shares[b].total_cmp(&shares[a]).then(a.cmp(&b)));
+        order[..MAX_FILE_CLASSES].iter().map(|&i| shares[i]).collect()
+    };
+    let total: f64 = picked.iter().sum();
+    picked.iter().map(|s| s / total).collect()
+}

@@ -39,7 +39,8 @@
 //!
 //! The rule is recorded in `private/provenance.json` only.
 //!
-//! A DNA with images ([`TaskDna::images`]) takes the image path instead
+//! A DNA with clips ([`TaskDna::audio`]) takes the audio path
+//! ([`crate::audio`]); a DNA with images ([`TaskDna::images`]) takes the image path instead
 //! (see [`crate::image`]): no feature columns, every row an image drawn
 //! from latent factors, the rule over those factors.
 
@@ -111,6 +112,10 @@ impl DnaSynthesizer {
     /// [`Error::BadSetting`], [`Error::Unsupported`].
     pub fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan> {
         self.check(dna)?;
+        if dna.audio.is_some() {
+            let domain = crate::image::domain_for(request);
+            return Ok(crate::audio::plan_audio(dna, request, domain, self.difficulty, self.mutate));
+        }
         if dna.images.is_some() {
             let domain = crate::image::domain_for(request);
             return Ok(crate::image::plan_images(dna, request, domain, self.difficulty, self.mutate));
@@ -173,6 +178,9 @@ impl DnaSynthesizer {
     /// [`Error::Unsupported`], [`Error::Core`].
     pub fn realize(&self, plan: &TaskPlan) -> Result<Environment> {
         let dna = &plan.dna;
+        if let Some(audio) = &dna.audio {
+            return crate::audio::realize_audio(self, plan, audio);
+        }
         if let Some(images) = &dna.images {
             return crate::image::realize_images(self, plan, images);
         }

@@ -159,11 +159,10 @@ fn label_target(
             }
         }
         TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 => {
-            let k = shares.len().min(20);
+            let target_shares = crate::sizes::file_task_shares(shares);
+            let k = target_shares.len();
             let rules: Vec<ImageRule> = (0..k).map(|_| fitted(ImageFamily::Mixed, rng)).collect();
             let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy(r, rng)).collect();
-            let total: f64 = shares[..k].iter().sum();
-            let target_shares: Vec<f64> = shares[..k].iter().map(|s| s / total).collect();
             let (labels, offsets) = multiclass_labels(&scores, &target_shares);
             let classes = classes_for(plan, k, *numeric_labels);
             let prediction_columns = if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
@@ -205,6 +204,9 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     let canvas = canvas_for(images);
     let form = dna.metric.submission_form(dna.kind);
     let shares = match dna.targets.first() {
+        Some(TargetDna::Classes { shares, .. }) if shares.len() > crate::sizes::MAX_FILE_CLASSES => {
+            crate::sizes::file_task_shares(shares)
+        }
         Some(TargetDna::Classes { shares, .. }) => shares.clone(),
         _ => vec![],
     };
