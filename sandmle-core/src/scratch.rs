@@ -167,9 +167,18 @@ fn stale(path: &Path, meta: &std::fs::Metadata, grace: Duration) -> bool {
         #[cfg(unix)]
         Ok(file) => {
             use nix::fcntl::{Flock, FlockArg};
+            use std::os::unix::fs::MetadataExt;
             // Taken: the owner is dead. The lock is released on return,
-            // after which nobody will use the directory again.
-            Flock::lock(file, FlockArg::LockExclusiveNonblock).is_ok()
+            // after which nobody will use the directory again. But an
+            // owner removing its directory (or renaming it away) unlinks
+            // the marker before it lets the lock go: a lock taken on a
+            // marker no longer at its path is no dead owner's, and the
+            // directory is not ours to count.
+            let Ok(locked) = Flock::lock(file, FlockArg::LockExclusiveNonblock) else { return false };
+            let (Ok(held), Ok(now)) = (locked.metadata(), std::fs::symlink_metadata(path.join(MARKER))) else {
+                return false;
+            };
+            held.ino() == now.ino() && held.dev() == now.dev()
         }
         #[cfg(not(unix))]
         Ok(_) => meta.modified().ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > grace),
