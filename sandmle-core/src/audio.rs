@@ -127,6 +127,14 @@ fn bad(what: &str, reason: impl std::fmt::Display) -> Error {
 /// are neither format, are corrupt, hold no audio track, or decode past
 /// [`MAX_AUDIO_SAMPLES`].
 pub fn decode_audio(bytes: &[u8], what: &str) -> Result<Clip> {
+    // The decoder asserts on some malformed headers (an AIFF sample rate of
+    // 0 makes a time base of 0) instead of returning an error: such a file
+    // is refused like any unreadable one.
+    std::panic::catch_unwind(|| decode(bytes, what))
+        .unwrap_or_else(|_| Err(bad(what, "not a readable audio file (its header is malformed)")))
+}
+
+fn decode(bytes: &[u8], what: &str) -> Result<Clip> {
     let format = AudioFormat::sniff(bytes)
         .ok_or_else(|| bad(what, "not a WAV or AIFF file (its first bytes are no audio signature)"))?;
     let name = match format {

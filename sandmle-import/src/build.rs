@@ -1,8 +1,8 @@
 //! [`import`]: the tables found, read and joined into an environment.
 
 use crate::columns::{
-    collapse_one_hot, fill_empty_sample, has_free_text, ids, layout, prepend, table_with, targets, text_column,
-    train_table,
+    collapse_one_hot, fill_empty_sample, has_free_text, ids, layout, prepend, refuse_answers_in_train, refuse_id_like,
+    table_with, targets, text_column, train_table,
 };
 use crate::detect;
 use crate::error::{Error, Result};
@@ -90,13 +90,23 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
     let needs: Vec<&String> = std::iter::once(&id_column).chain(&prediction_columns).collect();
     let mut sample = table_with(&files, &found.sample, &answer_options, &needs)?;
     let answers = table_with(&files, &found.answers, &answer_options, &needs)?.select(&needs)?;
+    if sample == answers {
+        return Err(layout(&files, &found.sample, "a sample submission, not the answers (it equals them)"));
+    }
     let test_ids = ids(&sample, &id_column)?;
 
     let media = rows::media_dirs(&files, &options.file_dirs)?;
     let mut label_codes = Vec::new();
-    let (mut train, train_source, file_rows) = match (&found.train, &media) {
+    // With no training table, a labels table is one (ids and labels, the
+    // rows' files found by id).
+    let (train_file, labels_file) = match (&found.train, &found.labels) {
+        (None, Some(labels)) => (Some(labels.clone()), None),
+        (train, labels) => (train.clone(), labels.clone()),
+    };
+    let (mut train, train_source, file_rows) = match (&train_file, &media) {
         (Some(rel), _) => {
-            let (table, labels) = train_table(&files, rel, &found, options, &id_column, &prediction_columns)?;
+            let (table, labels) =
+                train_table(&files, rel, labels_file.as_deref(), options, &id_column, &prediction_columns)?;
             (table, TrainSource::Table { file: rel.clone(), labels }, None)
         }
         (None, Some(m)) => {
@@ -106,11 +116,8 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         (None, None) => {
             let opened: Vec<&str> =
                 files.archives().iter().map(String::as_str).filter(|a| a.starts_with("public/")).collect();
-            let archives = if opened.is_empty() {
-                String::new()
-            } else {
-                format!(" (the archives {} hold neither)", opened.join(", "))
-            };
+            let archives =
+                if opened.is_empty() { String::new() } else { format!(" (archives opened: {})", opened.join(", ")) };
             return Err(layout(
                 &files,
                 "public",
@@ -131,6 +138,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
                 &ReadOptions { id_column: Some(id_column.clone()), types, ..ReadOptions::default() },
             )?;
             if !table.has_column(&id_column) {
+                refuse_id_like(&files, &table, rel, &id_column)?;
                 if table.n_rows() != test_ids.len() {
                     return Err(layout(
                         &files,
@@ -175,6 +183,9 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         let mut train_files = train_files;
         let test_set: BTreeSet<&String> = test_ids.iter().collect();
         if train_files.iter().any(|(id, _)| test_set.contains(id)) {
+            if file_rows.is_none() {
+                refuse_answers_in_train(&files, &train, &answers, &id_column, &prediction_columns, &test_set)?;
+            }
             rekey(&mut train, &id_column, &mut train_files)?;
             rekeyed = Some("training ids prefixed `train_`: they repeat test ids".to_owned());
         }
@@ -208,6 +219,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         let train_ids = ids(&train, &id_column)?;
         let test_set: BTreeSet<&String> = test_ids.iter().collect();
         if train_ids.iter().any(|i| test_set.contains(i)) {
+            refuse_answers_in_train(&files, &train, &answers, &id_column, &prediction_columns, &test_set)?;
             rekey(&mut train, &id_column, &mut Vec::new())?;
             rekeyed = Some("training ids prefixed `train_`: they repeat test ids".to_owned());
         }
@@ -234,6 +246,20 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         .filter(|n| **n != id_column && !target_columns.contains(n) && !test_names.contains(n))
         .cloned()
         .collect();
+    // Rows with nothing to learn from: no feature column and no file.
+    let features = train.names().iter().filter(|n| **n != id_column && !target_columns.contains(n)).count();
+    if media.is_none() && features <= train_only_columns.len() {
+        let opened: Vec<&str> = files.archives().iter().map(String::as_str).collect();
+        let archives =
+            if opened.is_empty() { String::new() } else { format!(" (archives opened: {})", opened.join(", ")) };
+        return Err(layout(
+            &files,
+            "public",
+            format!(
+                "inputs for the rows: feature columns shared by the training and test tables, or image or clip files{archives}"
+            ),
+        ));
+    }
     let modality = match (task, options.modality, &media) {
         (Some(t), _, _) => t.modality,
         (None, Some(m), _) => m,
@@ -347,9 +373,6 @@ fn with_notes(description: String, plan: &ImportPlan) -> String {
             "The competition's sample submission left {} empty; here it holds one constant valid prediction.",
             cols.join(", ")
         ));
-    }
-    if let Some(r) = &plan.rekeyed {
-        notes.push(format!("The training {r}."));
     }
     if notes.is_empty() {
         return description;

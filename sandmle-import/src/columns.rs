@@ -1,7 +1,6 @@
 //! The training table's columns: a labels table joined, one-hot classes
 //! collapsed, the target columns chosen, prose detected.
 
-use crate::detect::Found;
 use crate::error::{Error, Result};
 use crate::files::Files;
 use crate::options::ImportOptions;
@@ -47,7 +46,7 @@ pub(crate) fn prepend(table: Table, name: &str, column: Column) -> Result<Table>
 pub(crate) fn train_table(
     files: &Files,
     rel: &str,
-    found: &Found,
+    labels_file: Option<&str>,
     options: &ImportOptions,
     id: &str,
     predictions: &[String],
@@ -55,8 +54,8 @@ pub(crate) fn train_table(
     let mut table = read_table(files, rel, &ReadOptions::with_id(id))?;
     let wanted: &[String] = if options.targets.is_empty() { predictions } else { &options.targets };
     let lacking: Vec<&String> = wanted.iter().filter(|c| !table.has_column(c)).collect();
-    let labels = match (&found.labels, lacking.is_empty(), &options.labels) {
-        (Some(l), false, _) | (Some(l), _, Some(_)) => Some(l.clone()),
+    let labels = match (labels_file, lacking.is_empty(), &options.labels) {
+        (Some(l), false, _) | (Some(l), _, Some(_)) => Some(l.to_owned()),
         _ => None,
     };
     if let Some(l) = &labels {
@@ -64,6 +63,8 @@ pub(crate) fn train_table(
         table = join(files, table, labels_table, l, id, &lacking)?;
     }
     if !table.has_column(id) {
+        // Rows numbered in order: only when no column could be the id.
+        refuse_id_like(files, &table, rel, id)?;
         let n: Vec<String> = (0..table.n_rows()).map(|i| i.to_string()).collect();
         table = prepend(table, id, text_column(&n))?;
     }
@@ -82,7 +83,12 @@ pub(crate) fn join(
 ) -> Result<Table> {
     let mut train = train;
     if train.has_column(id) && labels.has_column(id) {
-        let at: BTreeMap<String, usize> = ids(&labels, id)?.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+        let mut at: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, key) in ids(&labels, id)?.into_iter().enumerate() {
+            if at.insert(key.clone(), i).is_some() {
+                return Err(layout(files, rel, format!("one row for id `{key}`, not several")));
+            }
+        }
         let mut rows = Vec::with_capacity(train.n_rows());
         for key in ids(&train, id)? {
             rows.push(*at.get(&key).ok_or_else(|| layout(files, rel, format!("a row for training id `{key}`")))?);
@@ -94,6 +100,14 @@ pub(crate) fn join(
             }
         }
         return Ok(train);
+    }
+    // Row by row only when neither table has an id: a labels table with
+    // ids of its own is never matched by position.
+    for (table, what) in [(&train, "the training table"), (&labels, rel)] {
+        if table.has_column(id) {
+            return Err(layout(files, rel, format!("ids in both tables to join by (`{id}` is only in {what})")));
+        }
+        refuse_id_like(files, table, rel, id)?;
     }
     if labels.n_rows() != train.n_rows() {
         return Err(layout(
@@ -253,4 +267,57 @@ pub(crate) fn fill_empty_sample(
         filled.push(column.clone());
     }
     Ok(filled)
+}
+
+/// Refuses to number the rows of a table by position when a column of it
+/// is named like the id (`id` for `Id`): its rows may be in another order.
+pub(crate) fn refuse_id_like(files: &Files, table: &Table, rel: &str, id: &str) -> Result<()> {
+    match table.names().iter().find(|n| {
+        n.eq_ignore_ascii_case(id) || n.replace(['_', ' '], "").eq_ignore_ascii_case(&id.replace(['_', ' '], ""))
+    }) {
+        Some(similar) => Err(Error::Options {
+            reason: format!(
+                "{}: no column `{id}` but a column `{similar}`; rows are not matched by position when a column may be \
+                 the id: name the id with --id-column, or rename the column",
+                files.prepared().join(rel).display()
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses training rows that repeat test rows with their answers: the
+/// training ids that are test ids carry the answers' values in most rows.
+pub(crate) fn refuse_answers_in_train(
+    files: &Files,
+    train: &Table,
+    answers: &Table,
+    id: &str,
+    predictions: &[String],
+    test_ids: &std::collections::BTreeSet<&String>,
+) -> Result<()> {
+    let train_ids = ids(train, id)?;
+    let answer_ids = ids(answers, id)?;
+    let at: BTreeMap<&String, usize> = answer_ids.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    for column in predictions.iter().filter(|c| train.has_column(c)) {
+        let (ours, theirs) = (train.column(column)?, answers.column(column)?);
+        let (mut shared, mut same) = (0usize, 0usize);
+        for (r, key) in train_ids.iter().enumerate() {
+            if let (true, Some(&a)) = (test_ids.contains(key), at.get(key)) {
+                shared += 1;
+                same += usize::from(ours.get_label(r).is_some() && ours.get_label(r) == theirs.get_label(a));
+            }
+        }
+        if shared >= 10 && same * 10 >= shared * 9 {
+            return Err(layout(
+                files,
+                "public",
+                format!(
+                    "training rows that are not the test rows: {same} of the {shared} training rows whose ids are test ids \
+                     hold the answers' `{column}`"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -71,6 +71,20 @@ fn given(files: &Files, name: &str, side: &str, option: &str) -> Result<String> 
     })
 }
 
+/// A table given for a public part (training, test or labels rows): never
+/// one of `private/`, whose rows the agent must not see.
+fn public_table(files: &Files, name: &str, option: &str) -> Result<String> {
+    let rel = given(files, name, "public", option)?;
+    if !rel.starts_with("public/") {
+        return Err(Error::Options {
+            reason: format!(
+                "{option} `{rel}`: a table of `public/` is expected (what is outside it is never shown to agents)"
+            ),
+        });
+    }
+    Ok(rel)
+}
+
 /// The one candidate, none, or an error naming them and the option.
 fn one<'a>(candidates: &[&'a str], what: &str, option: &str) -> Result<Option<&'a str>> {
     match candidates {
@@ -134,15 +148,15 @@ pub(crate) fn find(files: &Files, options: &ImportOptions) -> Result<Found> {
             .collect()
     };
     let train = match &options.train {
-        Some(name) => Some(given(files, name, "public", "--train")?),
+        Some(name) => Some(public_table(files, name, "--train")?),
         None => one(&candidates("train", &["label", "test"]), "the training table", "--train")?.map(str::to_owned),
     };
     let test = match &options.test {
-        Some(name) => Some(given(files, name, "public", "--test")?),
+        Some(name) => Some(public_table(files, name, "--test")?),
         None => one(&candidates("test", &["label", "train"]), "the test table", "--test")?.map(str::to_owned),
     };
     let labels = match &options.labels {
-        Some(name) => Some(given(files, name, "public", "--labels")?),
+        Some(name) => Some(public_table(files, name, "--labels")?),
         None => {
             let named: Vec<&str> = public
                 .iter()

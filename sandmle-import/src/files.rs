@@ -146,6 +146,12 @@ impl Files {
                         ),
                     });
                 }
+                if real.is_dir() {
+                    return Err(Error::File {
+                        file: rel,
+                        reason: "a link to a folder; copy the folder in instead (its files would be left out)".into(),
+                    });
+                }
                 if !real.is_file() {
                     continue;
                 }
@@ -172,7 +178,9 @@ impl Files {
                     budget.max_entry_bytes, budget.max_archive_bytes
                 )));
             }
-            let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(64 << 20));
+            // A header's size is a claim: the buffer grows with what the
+            // entry really holds.
+            let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(64 << 10));
             // Bounded by the budget whatever the header claims.
             let limit = budget.max_entry_bytes.min(budget.max_archive_bytes - *expanded);
             reader
@@ -184,6 +192,7 @@ impl Files {
                 return Err(bad(format!("entry `{name}` expands past the budget")));
             }
             *expanded += n;
+            out.shrink_to_fit();
             entries.push((name.to_owned(), out));
             Ok(())
         };
@@ -191,6 +200,11 @@ impl Files {
             Some("zip") => {
                 let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.as_ref()))
                     .map_err(|e| bad(format!("not a readable ZIP archive ({e})")))?;
+                // Entries sharing their bytes expand to far more than the
+                // archive holds (a quine or overlap bomb).
+                if zip.has_overlapping_entries().map_err(|e| bad(format!("not a readable ZIP archive ({e})")))? {
+                    return Err(bad("entries overlap (one stored stream read as several files)".into()));
+                }
                 for i in 0..zip.len() {
                     let mut entry = zip.by_index(i).map_err(|e| bad(format!("entry {i}: {e}")))?;
                     if entry.is_dir() {

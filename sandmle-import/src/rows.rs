@@ -64,6 +64,9 @@ pub(crate) fn media_dirs(files: &Files, given: &[String]) -> Result<Option<Media
         }
     };
     if !given.is_empty() {
+        if let Some(bad) = given.iter().find(|d| d.trim_matches('/').is_empty() || d.split('/').any(|p| p == "..")) {
+            return Err(Error::Options { reason: format!("--files `{bad}`: a folder of `public/` is expected") });
+        }
         let dirs: Vec<String> = given.iter().map(|d| format!("public/{}", d.trim_matches('/'))).collect();
         if let Some(missing) = dirs.iter().find(|d| files.under(d).next().is_none()) {
             return Err(Error::Options { reason: format!("--files: no folder {missing} (or it is empty)") });
@@ -171,7 +174,13 @@ pub(crate) fn rows_from_files(
     let mut found: Vec<(&str, &str)> = Vec::new();
     for dir in dirs {
         for rel in files.under(dir).filter(|r| media_kind(r).is_some()) {
-            found.push((rel, &rel[dir.len() + 1..]));
+            let below = rel.strip_prefix(dir.as_str()).and_then(|b| b.strip_prefix('/')).unwrap_or(rel);
+            // A folder shared by both splits: its test part holds no
+            // training row (and `test` is no label).
+            if below.split('/').rev().skip(1).any(|part| part.to_ascii_lowercase().contains("test")) {
+                continue;
+            }
+            found.push((rel, below));
         }
     }
     let where_ = || files.prepared().join(dirs.first().map_or("public", String::as_str));

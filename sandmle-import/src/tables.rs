@@ -244,19 +244,61 @@ enum Npy {
     Strings(Vec<u8>),
 }
 
+/// Refuses a header whose shape's product overflows (the reader
+/// multiplies it unchecked): the shape is read from the header's text,
+/// `'shape': (2, 3)`.
+fn check_npy_shape(data: &[u8], rel: &str) -> Result<()> {
+    let head = String::from_utf8_lossy(&data[..data.len().min(1 << 16)]);
+    let Some(at) = head.find("'shape'") else { return Ok(()) };
+    let rest = &head[at..];
+    let (Some(open), Some(close)) = (rest.find('('), rest.find(')')) else { return Ok(()) };
+    if close < open {
+        return Ok(());
+    }
+    let mut product: u64 = 1;
+    for part in rest[open + 1..close].split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let n: u64 = part.parse().map_err(|_| bad(rel, format!("a shape dimension `{part}`")))?;
+        product = product
+            .checked_mul(n)
+            .filter(|p| *p <= usize::MAX as u64 / 16)
+            .ok_or_else(|| bad(rel, format!("a shape of {} values", &rest[open..=close])))?;
+    }
+    Ok(())
+}
+
+/// The values of an array of a small integer type, as numbers.
+fn numbers<T>(npy: npyz::NpyFile<&[u8]>, unreadable: impl Fn(std::io::Error) -> Error) -> Result<Vec<f64>>
+where
+    T: npyz::Deserialize + Into<f64>,
+{
+    Ok(npy.into_vec::<T>().map_err(unreadable)?.into_iter().map(Into::into).collect())
+}
+
 /// A NumPy array as a table (see the module docs).
 fn npy_table(data: &[u8], rel: &str) -> Result<Npy> {
+    check_npy_shape(data, rel)?;
     let npy = npyz::NpyFile::new(data).map_err(|e| bad(rel, format!("not a readable .npy file ({e})")))?;
     let shape = npy.shape().to_vec();
+    let size = |n: u64| usize::try_from(n).map_err(|_| bad(rel, format!("a dimension of {n} elements")));
     let (rows, cols) = match shape.as_slice() {
-        [n] => (*n as usize, 1),
-        [n, m] => (*n as usize, *m as usize),
+        [n] => (size(*n)?, 1),
+        [n, m] => (size(*n)?, size(*m)?),
         other => return Err(bad(rel, format!("an array of shape {other:?}: one or two dimensions are read"))),
     };
+    let max_columns = sandmle_core::csv::CsvLimits::DEFAULT.max_columns;
+    if cols > max_columns {
+        return Err(bad(rel, format!("{cols} columns, more than {max_columns}")));
+    }
     let fortran = npy.order() == npyz::Order::Fortran;
     let npyz::DType::Plain(ts) = npy.dtype() else {
         return Err(bad(rel, "a structured array: plain numbers or strings are read"));
     };
+    // The header's shape is a claim: the file must hold that many values.
+    let item = usize::try_from(ts.size_field()).unwrap_or(0);
+    let needed = rows.checked_mul(cols).and_then(|n| n.checked_mul(item));
+    if item == 0 || needed.is_none_or(|n| n > data.len()) {
+        return Err(bad(rel, format!("a shape of {shape:?} values of {item} bytes that the file does not hold")));
+    }
     let stem = rel.rsplit('/').next().unwrap_or(rel);
     let stem = stem.split('.').next().unwrap_or(stem).to_owned();
     let at = |r: usize, c: usize| if fortran { c * rows + r } else { r * cols + c };
@@ -272,9 +314,15 @@ fn npy_table(data: &[u8], rel: &str) -> Result<Npy> {
                 (TypeChar::Bool, _) => {
                     npy.into_vec::<bool>().map_err(unreadable)?.into_iter().map(|b| f64::from(u8::from(b))).collect()
                 }
+                (TypeChar::Uint, 1) => numbers::<u8>(npy, unreadable)?,
+                (TypeChar::Uint, 2) => numbers::<u16>(npy, unreadable)?,
+                (TypeChar::Uint, 4) => numbers::<u32>(npy, unreadable)?,
                 (TypeChar::Uint, _) => {
                     npy.into_vec::<u64>().map_err(unreadable)?.into_iter().map(|v| v as f64).collect()
                 }
+                (TypeChar::Int, 1) => numbers::<i8>(npy, unreadable)?,
+                (TypeChar::Int, 2) => numbers::<i16>(npy, unreadable)?,
+                (TypeChar::Int, 4) => numbers::<i32>(npy, unreadable)?,
                 _ => npy.into_vec::<i64>().map_err(unreadable)?.into_iter().map(|v| v as f64).collect(),
             };
             for c in 0..cols {
