@@ -237,3 +237,39 @@ fn the_answers_are_never_made_public() {
     let e = import(&options(&dir, "accuracy")).unwrap_err();
     assert!(e.to_string().contains("hold the answers"), "{e}");
 }
+
+/// A ZIP whose entries share one stored stream (copies that expand to m
+/// × n bytes from an archive of about m + n) was expanded in full.
+#[test]
+fn zip_entries_sharing_their_bytes_are_refused() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    tabular(&dir);
+    let path = dir.join("prepared/public/extra.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    zip.start_file("a.bin", zip::write::SimpleFileOptions::default()).unwrap();
+    zip.write_all(&vec![7u8; 100_000]).unwrap();
+    for i in 0..50 {
+        zip.shallow_copy_file("a.bin", &format!("copy{i}.bin")).unwrap();
+    }
+    zip.finish().unwrap();
+    let e = import(&options(&dir, "accuracy")).unwrap_err();
+    assert!(e.to_string().contains("extra.zip") && e.to_string().contains("overlap"), "{e}");
+}
+
+/// `--files ""` named `public/` itself, and cut a non-ASCII folder name in
+/// the middle of a character.
+#[test]
+fn an_empty_files_folder_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    tabular(&dir);
+    let png = encode_png(&Pixels { width: 2, height: 2, channels: 1, data: vec![9; 4] }).unwrap();
+    write(&dir.join("prepared/public/éclair/cat/x.png"), png);
+    for given in ["", "/", "../private"] {
+        let o = ImportOptions { file_dirs: vec![given.into()], ..options(&dir, "accuracy") };
+        let e = import(&o).unwrap_err();
+        assert!(matches!(e, Error::Options { .. }) && e.to_string().contains("--files"), "{given}: {e}");
+    }
+}
