@@ -49,6 +49,8 @@ METRICS = {
     "lmsys-chatbot-arena": ["--metric", "multiclass_log_loss"],
     "statoil-iceberg-classifier-challenge": ["--metric", "log_loss"],
     "ml2021spring-hw2": ["--metric", "accuracy"],
+    "plant-pathology-2021-fgvc8": ["--metric", "label_set_f1_micro"],
+    "google-quest-challenge": ["--metric", "mean_column_spearman"],
     # MLE-bench's own prepare.py leaves this one's public images out (its
     # 7z archives hold one empty folder entry): the import must fail, and
     # say where.

@@ -217,7 +217,9 @@ fn constant(env: &Environment) -> Result<Table> {
         counts.into_iter().max_by_key(|(_, c)| *c).map(|(l, _)| l.clone()).unwrap_or_default()
     };
     with_predictions(&env.answers, task, |name, _| match form {
-        SubmissionForm::Label | SubmissionForm::LabelList => Column::text((0..n).map(|_| Some(majority.as_str()))),
+        SubmissionForm::Label | SubmissionForm::LabelList | SubmissionForm::LabelSet => {
+            Column::text((0..n).map(|_| Some(majority.as_str())))
+        }
         SubmissionForm::Value => Column::Numeric(vec![mean; n]),
         SubmissionForm::Probability => Column::Numeric(vec![mean.clamp(0.0, 1.0); n]),
         SubmissionForm::ClassProbabilities => {

@@ -48,12 +48,21 @@ pub enum MetricInput {
     ColumnValues,
     /// One column of space-separated labels each side.
     LabelLists,
+    /// One column of space-separated label sets each side (order and
+    /// repeats ignored).
+    LabelSets,
 }
 
 impl MetricInput {
     /// `true` if the prediction columns must hold numbers.
     pub fn numeric_prediction(self) -> bool {
-        !matches!(self, MetricInput::Labels | MetricInput::LabelLists)
+        !matches!(self, MetricInput::Labels | MetricInput::LabelLists | MetricInput::LabelSets)
+    }
+
+    /// `true` if each side's one column holds space-separated labels,
+    /// read as text whatever the labels look like.
+    pub fn label_text(self) -> bool {
+        matches!(self, MetricInput::LabelLists | MetricInput::LabelSets)
     }
 
     /// `true` if predictions must lie in `[0, 1]`.
@@ -71,6 +80,7 @@ impl MetricInput {
             MetricInput::ClassProbabilities => SubmissionForm::ClassProbabilities,
             MetricInput::Values | MetricInput::ColumnValues => SubmissionForm::Value,
             MetricInput::LabelLists => SubmissionForm::LabelList,
+            MetricInput::LabelSets => SubmissionForm::LabelSet,
         }
     }
 }
@@ -203,6 +213,15 @@ catalogue![
     ("pearson", HIGHER, Values, Correlation, &[], "Pearson correlation"),
     ("spearman", HIGHER, Values, Correlation, &[], "Spearman rank correlation"),
     ("map_at_k", HIGHER, LabelLists, Ranking, K, "mean average precision at k"),
+    (
+        "label_set_f1_micro",
+        HIGHER,
+        LabelSets,
+        FScore,
+        &[],
+        "micro F1 over space-separated label sets; labels the answers never hold are ignored"
+    ),
+    ("mean_column_spearman", HIGHER, ColumnValues, Correlation, &[], "mean of per-column Spearman correlations"),
 ];
 
 /// The catalogue entry of a metric name, if there is one.

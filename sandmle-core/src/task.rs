@@ -154,6 +154,9 @@ pub enum SubmissionForm {
     Value,
     /// Space-separated labels, best first (for MAP@k).
     LabelList,
+    /// Space-separated labels, every one that applies, in any order (a
+    /// multi-label task scored on label sets).
+    LabelSet,
 }
 
 impl TaskKind {
@@ -171,6 +174,12 @@ impl TaskKind {
 }
 
 impl SubmissionForm {
+    /// `true` for space-separated labels (ranked lists and sets): read as
+    /// text, so that a label like `0012` is not the number 12.
+    pub fn label_text(self) -> bool {
+        matches!(self, SubmissionForm::LabelList | SubmissionForm::LabelSet)
+    }
+
     /// What a submission's prediction columns hold, as a description says
     /// it ("the predicted label", ...).
     pub fn phrase(self) -> &'static str {
@@ -181,6 +190,7 @@ impl SubmissionForm {
             SubmissionForm::ColumnProbabilities => "the probability of 1 for each label",
             SubmissionForm::Value => "the predicted value",
             SubmissionForm::LabelList => "space-separated labels, most likely first",
+            SubmissionForm::LabelSet => "every label that applies, space-separated (an empty field for none)",
         }
     }
 }

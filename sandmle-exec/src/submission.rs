@@ -71,6 +71,19 @@ pub(crate) fn assemble(task: &TaskSpec, ids: &Column, outputs: Vec<Output>) -> R
                 t.push_column(name.clone(), Column::Numeric(v))?;
             }
         }
+        SubmissionForm::LabelSet => {
+            // Each distinct set of the training rows is a class; the most
+            // probable one is the prediction, as text.
+            let (Some(name), Some(Output::Probs(c, p))) = (task.prediction_columns.first(), outputs.into_iter().next())
+            else {
+                return unsupported("a label-set submission needs one class target".into());
+            };
+            let best = labels(&c, &p);
+            t.push_column(
+                name.clone(),
+                Column::Text(best.label_texts().into_iter().map(|l| Some(l.into())).collect()),
+            )?;
+        }
         SubmissionForm::LabelList => {
             let (Some(name), Some(Output::Probs(c, p))) = (task.prediction_columns.first(), outputs.into_iter().next())
             else {

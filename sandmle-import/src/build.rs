@@ -41,6 +41,7 @@ fn kind_for(input: MetricInput, name: &str) -> TaskKind {
         MetricInput::ColumnProbabilities => TaskKind::MultiLabelClassification,
         MetricInput::ClassProbabilities => TaskKind::MulticlassClassification,
         MetricInput::LabelLists => TaskKind::Ranking,
+        MetricInput::LabelSets => TaskKind::MultiLabelClassification,
         MetricInput::Values | MetricInput::ColumnValues => TaskKind::Regression,
         MetricInput::Labels if ["f1", "precision", "recall"].contains(&name) => TaskKind::BinaryClassification,
         MetricInput::Labels => TaskKind::MulticlassClassification,
@@ -84,7 +85,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
     let kind = task.map_or_else(|| kind_for(info.input, info.name), |t| t.kind);
 
     let mut answer_options = ReadOptions::with_id(id_column.clone());
-    if info.input == MetricInput::LabelLists {
+    if info.input.label_text() {
         answer_options.types.extend(prediction_columns.iter().map(|c| (c.clone(), ColumnType::Text)));
     }
     let needs: Vec<&String> = std::iter::once(&id_column).chain(&prediction_columns).collect();

@@ -2,7 +2,7 @@
 //! [`sandmle_core::Grader`] port.
 
 use crate::error::Error;
-use crate::registry::{Input, StandardMetric};
+use crate::registry::StandardMetric;
 use crate::thresholds::thresholds_from_scores;
 use crate::validate::{read_aligned, validate_submission};
 use sandmle_core::csv::{ReadOptions, read_csv};
@@ -46,7 +46,7 @@ impl StandardGrader {
         }
         let spec = &task.spec.task;
         let mut options = ReadOptions::with_id(spec.id_column.clone());
-        if StandardMetric::from_spec(&spec.metric).is_ok_and(|m| m.info().input == Input::LabelLists) {
+        if StandardMetric::from_spec(&spec.metric).is_ok_and(|m| m.info().input.label_text()) {
             for c in &spec.prediction_columns {
                 options.types.insert(c.clone(), ColumnType::Text);
             }

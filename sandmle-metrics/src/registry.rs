@@ -9,7 +9,7 @@
 use crate::classification::{self as cls, Average};
 use crate::error::{Error, Result};
 use crate::labels::Labels;
-use crate::{auc, logloss, map_at_k, regression as reg};
+use crate::{auc, label_sets, logloss, map_at_k, regression as reg};
 use sandmle_core::{CheckedMetric, Column, Direction, MetricInfo, MetricInput, MetricSpec, Table};
 
 /// What a metric reads from each side (core's [`MetricInput`]).
@@ -29,7 +29,8 @@ pub enum Scorer {
     Columns(ColumnsFn),
     /// One column of numbers each side.
     Values(fn(&[f64], &[f64]) -> Result<f64>),
-    /// Space-separated label lists each side, with `k`.
+    /// Space-separated label lists or sets each side, with `k` (unused
+    /// by set metrics).
     LabelLists(fn(&[String], &[String], usize) -> Result<f64>),
 }
 
@@ -42,7 +43,7 @@ impl Scorer {
                 | (Scorer::Scores(_), Input::Scores | Input::Probability)
                 | (Scorer::Columns(_), Input::ColumnProbabilities | Input::ClassProbabilities | Input::ColumnValues)
                 | (Scorer::Values(_), Input::Values)
-                | (Scorer::LabelLists(_), Input::LabelLists)
+                | (Scorer::LabelLists(_), Input::LabelLists | Input::LabelSets)
         )
     }
 }
@@ -96,6 +97,8 @@ pub const SCORERS: &[(&str, Scorer)] = &[
     ("pearson", Scorer::Values(reg::pearson)),
     ("spearman", Scorer::Values(reg::spearman)),
     ("map_at_k", Scorer::LabelLists(map_at_k::map_at_k)),
+    ("label_set_f1_micro", Scorer::LabelLists(label_sets::label_set_f1_micro)),
+    ("mean_column_spearman", Scorer::Columns(reg::mean_column_spearman)),
 ];
 
 /// The catalogue entry of a metric name.

@@ -101,6 +101,25 @@ pub fn mean_column_rmsle(truth: &[Vec<f64>], pred: &[Vec<f64>]) -> Result<f64> {
     Ok(sum / truth.len() as f64)
 }
 
+/// Mean of per-column [`spearman`] correlations (MLE-bench's column-wise
+/// Spearman): NaN when any column's is (a constant column each side).
+///
+/// # Errors
+/// Column-count mismatch, no columns, and [`spearman`]'s errors.
+pub fn mean_column_spearman(truth: &[Vec<f64>], pred: &[Vec<f64>]) -> Result<f64> {
+    if truth.len() != pred.len() {
+        return Err(Error::ColumnCountMismatch { truth: truth.len(), prediction: pred.len() });
+    }
+    if truth.is_empty() {
+        return Err(Error::Empty);
+    }
+    let mut sum = 0.0;
+    for (t, p) in truth.iter().zip(pred) {
+        sum += spearman(t, p)?;
+    }
+    Ok(sum / truth.len() as f64)
+}
+
 /// Mean absolute percentage error (`mean_absolute_percentage_error`): the
 /// denominator is `max(|y|, eps)`, so a zero truth gives a huge but finite
 /// value. A fraction, not a percentage.

@@ -204,7 +204,12 @@ fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[u
         // A numeric column's missing values are its NaNs, which the value
         // checks below find first, with the same error.
         let checked_below = input.numeric_prediction() && matches!(col, Column::Numeric(_));
-        if !checked_below && let Some(i) = (0..col.len()).find(|&i| col.is_missing(i)) {
+        // An empty field is the empty label set, not a missing value.
+        let empty_allowed = input == Input::LabelSets;
+        if !checked_below
+            && !empty_allowed
+            && let Some(i) = (0..col.len()).find(|&i| col.is_missing(i))
+        {
             return Err(Error::MissingValue { column: bounded(name), row: row_of(i) });
         }
         if !input.numeric_prediction() {

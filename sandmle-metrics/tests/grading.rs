@@ -257,3 +257,19 @@ fn grading_a_file_reports_what_grading_its_table_reports() {
         assert_eq!(from_file, from_table, "{csv:?}");
     }
 }
+
+/// MLE-bench's plant-pathology-2021-fgvc8 grader fills an empty `labels`
+/// field with "" (the empty set) and scores it; so does ours. The
+/// reference, 6/9, is that grader on these rows (scikit-learn 1.5.2):
+/// answers {a, b}, {c}, {a}, {b}; predictions {b, a}, {}, {a, zzz}, {c}:
+/// tp 3, fp 1 (`c`; `zzz` no answer holds), fn 2.
+#[test]
+fn an_empty_label_set_is_a_prediction_not_a_missing_value() {
+    let mut env = tiny_environment();
+    env.grading.task.metric = MetricSpec::named("label_set_f1_micro");
+    env.grading.task.kind = sandmle_core::TaskKind::MultiLabelClassification;
+    env.answers.set_column("label", Column::text(["a b", "c", "a", "b"].map(Some))).unwrap();
+    let r = StandardGrader.grade(&env.grading_task(), &sub("id,label\nr6,b a\nr7,\nr8,a zzz\nr9,c\n")).unwrap();
+    assert!(r.valid_submission, "{:?}", r.error);
+    assert!((r.score_raw.unwrap() - 6.0 / 9.0).abs() < 1e-12, "{r:?}");
+}

@@ -61,8 +61,14 @@ fn single(task: &TaskSpec) -> Result<&String> {
     }
 }
 
+/// `true` for metrics a constant prediction leaves undefined (Pearson and
+/// Spearman correlations, one column or many).
+fn rank_or_correlation(task: &TaskSpec) -> bool {
+    ["pearson", "spearman", "mean_column_spearman"].contains(&task.metric.name.as_str())
+}
+
 /// A constant valid prediction: 0.5 for probabilities, the training mean
-/// for values, the most frequent training label (smallest on ties) for
+/// for values (the training values in row order under a correlation), the most frequent training label (smallest on ties) for
 /// labels, the most frequent labels for label lists.
 fn constant(form: SubmissionForm, train_target: &Column, n: usize, task: &TaskSpec) -> Result<Column> {
     Ok(match form {
@@ -70,9 +76,19 @@ fn constant(form: SubmissionForm, train_target: &Column, n: usize, task: &TaskSp
         SubmissionForm::Value => {
             let v = train_target.to_f64_lenient().unwrap_or_default();
             let present: Vec<f64> = v.into_iter().filter(|x| x.is_finite()).collect();
-            Column::Numeric(vec![present.iter().sum::<f64>() / present.len().max(1) as f64; n])
+            if rank_or_correlation(task) && !present.is_empty() {
+                // A correlation is undefined on a constant column: the
+                // training values in their row order instead, which say
+                // nothing about the test rows (scores near 0).
+                Column::Numeric((0..n).map(|i| present[i % present.len()]).collect())
+            } else {
+                Column::Numeric(vec![present.iter().sum::<f64>() / present.len().max(1) as f64; n])
+            }
         }
-        SubmissionForm::Label | SubmissionForm::LabelList | SubmissionForm::ClassProbabilities => {
+        SubmissionForm::Label
+        | SubmissionForm::LabelList
+        | SubmissionForm::LabelSet
+        | SubmissionForm::ClassProbabilities => {
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
             for t in train_target.label_texts() {
                 *counts.entry(t).or_insert(0) += 1;
@@ -86,7 +102,9 @@ fn constant(form: SubmissionForm, train_target: &Column, n: usize, task: &TaskSp
             } else {
                 let best = ranked.first().map(|(l, _)| l.clone()).unwrap_or_default();
                 match train_target {
-                    Column::Numeric(_) => Column::Numeric(vec![best.parse().unwrap_or(0.0); n]),
+                    Column::Numeric(_) if form != SubmissionForm::LabelSet => {
+                        Column::Numeric(vec![best.parse().unwrap_or(0.0); n])
+                    }
                     _ => Column::Text(vec![Some(best.into()); n]),
                 }
             }

@@ -505,8 +505,25 @@ fn title_case(s: &str) -> String {
 }
 
 /// The plan's class names for a label target of `k` classes (numbered
-/// classes where the plan gives too few, `no`/`yes` for two).
+/// classes where the plan gives too few, `no`/`yes` for two). Under a
+/// label-set metric each class is a set of labels: class `i` holds the
+/// labels of the set bits of `i + 1` (one label, another, both, a third,
+/// ...), so sets share labels as real multi-label targets do.
 pub(crate) fn classes_for(plan: &TaskPlan, k: usize, numeric: bool) -> Vec<String> {
+    if plan.dna.metric.submission_form(plan.dna.kind) == sandmle_core::SubmissionForm::LabelSet {
+        let bits = (usize::BITS - k.leading_zeros()) as usize;
+        let atoms: Vec<String> = if plan.classes.len() >= bits {
+            plan.classes[..bits].to_vec()
+        } else {
+            (0..bits).map(|i| format!("label_{i}")).collect()
+        };
+        return (1..=k)
+            .map(|code| {
+                let set: Vec<&str> = (0..bits).filter(|b| code >> b & 1 == 1).map(|b| atoms[b].as_str()).collect();
+                set.join(" ")
+            })
+            .collect();
+    }
     if numeric {
         (0..k).map(|i| i.to_string()).collect()
     } else if k == 2 {

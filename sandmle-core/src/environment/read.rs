@@ -156,7 +156,7 @@ impl Environment {
 /// the number 12.
 pub(crate) fn answer_options(task: &crate::task::TaskSpec) -> ReadOptions {
     let mut options = ReadOptions::with_id(task.id_column.clone());
-    if task.submission_form() == crate::task::SubmissionForm::LabelList {
+    if task.submission_form().label_text() {
         for c in &task.prediction_columns {
             options.types.insert(c.clone(), crate::table::ColumnType::Text);
         }

@@ -8,7 +8,7 @@ use sandmle_core::{
     ColumnType, GradeReport, Grader, GradingBundle, GradingSpec, GradingTask, Leaderboard, MetricSpec, SubmissionRules,
     TaskKind, TaskSpec,
 };
-use sandmle_metrics::{Input, StandardGrader, StandardMetric};
+use sandmle_metrics::{StandardGrader, StandardMetric};
 use serde::Serialize;
 use serde_json::json;
 use std::path::PathBuf;
@@ -180,7 +180,7 @@ pub fn score(a: &ScoreArgs, g: &Globals) -> Result<ExitCode, Failure> {
     }
     let metric = StandardMetric::from_spec(&metric_spec)?;
     let mut options = ReadOptions::with_id(a.id_column.clone());
-    if metric.info().input == Input::LabelLists {
+    if metric.info().input.label_text() {
         // Every column but the id is a label list: read them as text.
         let header = read_csv(&a.answers, &options).map_err(|e| Failure::usage(e.to_string()))?;
         for c in header.names().iter().filter(|n| **n != a.id_column) {

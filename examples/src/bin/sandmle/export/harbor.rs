@@ -48,6 +48,7 @@ fn form_name(form: SubmissionForm) -> &'static str {
         SubmissionForm::ColumnProbabilities => "column_probabilities",
         SubmissionForm::Value => "value",
         SubmissionForm::LabelList => "label_list",
+        SubmissionForm::LabelSet => "label_set",
     }
 }
 

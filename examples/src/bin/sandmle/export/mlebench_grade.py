@@ -7,6 +7,7 @@ the environment's metric. An invalid submission raises
 """
 import json
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -27,7 +28,7 @@ PARAMS = SPEC["params"]
 PROBABILITY_METRICS = {"roc_auc", "mean_column_roc_auc", "log_loss", "multiclass_log_loss"}
 LABEL_METRICS = {
     "accuracy", "balanced_accuracy", "f1", "f1_macro", "f1_micro", "f1_weighted",
-    "precision", "recall", "mcc", "quadratic_weighted_kappa", "map_at_k",
+    "precision", "recall", "mcc", "quadratic_weighted_kappa", "map_at_k", "label_set_f1_micro",
 }
 
 
@@ -74,7 +75,7 @@ def _validate(submission, answers):
     prediction = submission[COLUMNS].iloc[order].reset_index(drop=True)
     for c in COLUMNS:
         col = prediction[c]
-        if col.isna().any():
+        if col.isna().any() and METRIC != "label_set_f1_micro":  # an empty label set is a set
             _invalid(f"column {c!r}: missing value")
         if METRIC in LABEL_METRICS:
             continue
@@ -124,7 +125,7 @@ def _score(truth, pred):
     from sklearn import metrics as m
 
     c = COLUMNS[0]
-    if METRIC in LABEL_METRICS and METRIC != "map_at_k":
+    if METRIC in LABEL_METRICS and METRIC not in ("map_at_k", "label_set_f1_micro"):
         t, p = _labels(truth[c], pred[c])
         one = 1.0 if t.dtype == float else "1"
         fns = {
@@ -140,6 +141,14 @@ def _score(truth, pred):
             "quadratic_weighted_kappa": lambda: m.cohen_kappa_score(t, p, weights="quadratic"),
         }
         return fns[METRIC]()
+    if METRIC == "label_set_f1_micro":
+        from sklearn.preprocessing import MultiLabelBinarizer
+
+        t, p = truth[c].fillna("").astype(str).str.split(), pred[c].fillna("").astype(str).str.split()
+        mlb = MultiLabelBinarizer(classes=sorted({label for row in t for label in row}), sparse_output=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # labels no answer holds are ignored, as the fitted binarizer does
+            return m.f1_score(mlb.fit_transform(t), mlb.transform(p), average="micro")
     if METRIC == "map_at_k":
         k = int(PARAMS["k"])
         rows = zip(truth[c].astype(str), pred[c].astype(str))
@@ -150,6 +159,8 @@ def _score(truth, pred):
     if METRIC == "mean_column_roc_auc":
         scored = truth[COLUMNS].to_numpy(dtype=float).sum(axis=1) >= 0
         return float(np.mean([m.roc_auc_score(truth[k][scored], pred[k][scored]) for k in COLUMNS]))
+    if METRIC == "mean_column_spearman":
+        return float(np.mean([pd.Series(truth[k]).corr(pd.Series(pred[k]), method="spearman") for k in COLUMNS]))
     if METRIC == "mean_column_rmsle":
         return float(np.mean([_rmsle(truth[k].to_numpy(float), pred[k].to_numpy(float)) for k in COLUMNS]))
     t, p = truth[c].to_numpy(dtype=float), pred[c].to_numpy(dtype=float)
