@@ -51,6 +51,7 @@ METRICS = {
     "ml2021spring-hw2": ["--metric", "accuracy"],
     "plant-pathology-2021-fgvc8": ["--metric", "label_set_f1_micro"],
     "google-quest-challenge": ["--metric", "mean_column_spearman"],
+    "text-normalization-challenge-english-language": ["--metric", "accuracy"],
     # MLE-bench's own prepare.py leaves this one's public images out (its
     # 7z archives hold one empty folder entry): the import must fail, and
     # say where.
@@ -141,6 +142,7 @@ def main():
                 "rekeyed" if how.get("rekeyed") else "",
                 "one-hot collapsed" if how.get("one_hot") else "",
                 "train-only columns" if how.get("train_only_columns") else "",
+                "ids composed, items kept whole" if how.get("composed_ids") else "",
             ]
             if part
         )

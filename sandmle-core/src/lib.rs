@@ -108,7 +108,7 @@ pub use ports::{
     GradingTask, Message, Metric, Program, PublicView, RESERVED_WORKSPACE_FILES, Role, Sampling, Shrinker, Solution,
     Synthesizer, Timings, TokenTrace, ToolCall, ToolSpec, Usage, Verifier, Workspace,
 };
-pub use provenance::Provenance;
+pub use provenance::{Provenance, SYNTH_GENERATOR};
 pub use raster::{ImageFormat, decode_image};
 pub use rng::{SeedRng, derive_seed, rng_for};
 pub use table::{

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// The `generator` of a synthesized environment's provenance.
+pub const SYNTH_GENERATOR: &str = "synth";
+
 /// The content of `private/provenance.json`: the seed task, the generator
 /// and its version, the seed, the task DNA and the hidden rule.
 ///
@@ -61,6 +64,13 @@ impl Provenance {
     /// the stock panel's.
     pub fn has_real_leaderboard(&self) -> bool {
         self.generator == crate::IMPORT_GENERATOR && !self.details.contains_key("panel")
+    }
+
+    /// `true` if the rows were made by the synthesizer (`generator` is
+    /// [`SYNTH_GENERATOR`]), not taken from a real competition (imported,
+    /// or shrunk from real rows).
+    pub fn synthesized(&self) -> bool {
+        self.generator == SYNTH_GENERATOR
     }
 
     /// The canonical JSON bytes (pretty, fields in declaration order, maps

@@ -135,6 +135,12 @@ pub struct TaskSpec {
     /// from `grading.json` then).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub train_only_columns: Vec<String>,
+    /// A column of `train.csv` and `test.csv` whose rows sharing a value
+    /// are one item: the tokens of a sentence in a per-token task, the
+    /// time steps of one series. Shrinking keeps items whole. `None` for
+    /// most tasks (absent from `grading.json` then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_column: Option<String>,
 }
 
 /// What a submission's prediction columns hold, which decides what a

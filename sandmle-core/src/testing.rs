@@ -38,6 +38,7 @@ pub fn tiny_environment() -> Environment {
         direction: Direction::HigherIsBetter,
         images: None,
         train_only_columns: Vec::new(),
+        group_column: None,
     };
     // The tables above are well formed, so building them cannot fail.
     Environment {

@@ -34,6 +34,35 @@ pub struct Imported {
     pub plan: ImportPlan,
 }
 
+/// The two columns of a test table whose values joined by `_` are each
+/// row's sample id, in row order (`sentence_id`, `token_id` for ids like
+/// `12_3`): the rows are items' parts, the first column the item. `None`
+/// unless every row matches.
+fn composed_ids(table: &Table, ids: &[String]) -> Option<(String, String)> {
+    if table.n_rows() != ids.len() || ids.is_empty() {
+        return None;
+    }
+    let names = table.names();
+    for a in names {
+        for b in names.iter().filter(|b| *b != a) {
+            let (Ok(ca), Ok(cb)) = (table.column(a), table.column(b)) else { continue };
+            let matches = ids.iter().enumerate().all(|(r, id)| match (ca.get_label(r), cb.get_label(r)) {
+                (Some(x), Some(y)) => {
+                    id.len() == x.len() + 1 + y.len()
+                        && id.starts_with(&*x)
+                        && id.ends_with(&*y)
+                        && id.as_bytes()[x.len()] == b'_'
+                }
+                _ => false,
+            });
+            if matches {
+                return Some((a.clone(), b.clone()));
+            }
+        }
+    }
+    None
+}
+
 /// The task kind a metric implies.
 fn kind_for(input: MetricInput, name: &str) -> TaskKind {
     match input {
@@ -130,6 +159,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
     };
 
     // Test rows: the public table, or the sample submission's ids.
+    let mut composed = None;
     let (mut test, test_source) = match &found.test {
         Some(rel) => {
             let types = train.schema().into_iter().filter(|(n, _)| *n != id_column).collect();
@@ -139,7 +169,10 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
                 &ReadOptions { id_column: Some(id_column.clone()), types, ..ReadOptions::default() },
             )?;
             if !table.has_column(&id_column) {
-                refuse_id_like(&files, &table, rel, &id_column)?;
+                composed = composed_ids(&table, &test_ids);
+                if composed.is_none() {
+                    refuse_id_like(&files, &table, rel, &id_column)?;
+                }
                 if table.n_rows() != test_ids.len() {
                     return Err(layout(
                         &files,
@@ -279,6 +312,8 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         direction: task.map_or(info.direction, |t| t.direction),
         images: image_spec,
         train_only_columns: task.map_or_else(|| train_only_columns.clone(), |t| t.train_only_columns.clone()),
+        group_column: task
+            .map_or_else(|| composed.as_ref().map(|(g, _): &(String, String)| g.clone()), |t| t.group_column.clone()),
     };
     let plan = ImportPlan {
         sample_submission: found.sample.clone(),
@@ -293,6 +328,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         sample_filled,
         label_codes,
         rekeyed,
+        composed_ids: composed,
         files: file_plan,
         archives: files.archives().to_vec(),
         modality,
@@ -366,6 +402,12 @@ fn with_notes(description: String, plan: &ImportPlan) -> String {
         notes.push(format!(
             "Every row's {what} is in `{dir}/`, named after the row's `{}` followed by `{}`.",
             plan.id_column, f.suffix
+        ));
+    }
+    if let Some((item, part)) = &plan.composed_ids {
+        notes.push(format!(
+            "Each test row's `{}` is its `{item}` and `{part}` joined by `_`; rows sharing a `{item}` are one item.",
+            plan.id_column
         ));
     }
     if !plan.sample_filled.is_empty() {

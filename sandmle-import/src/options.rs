@@ -156,6 +156,11 @@ pub struct ImportPlan {
     /// How training ids were re-keyed, if they were.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rekeyed: Option<String>,
+    /// The test columns whose values, joined by `_`, are the sample
+    /// submission's ids (item, then part), when the test table has no id
+    /// column; the first is the task's group column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub composed_ids: Option<(String, String)>,
     /// The rows' files, if the rows are files.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<FilePlan>,

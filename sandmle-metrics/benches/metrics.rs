@@ -70,6 +70,7 @@ fn grading(c: &mut Criterion) {
             direction: Direction::HigherIsBetter,
             images: None,
             train_only_columns: Vec::new(),
+            group_column: None,
         });
         g.bench_with_input(BenchmarkId::new("roc_auc", n), &n, |b, _| {
             b.iter(|| {

@@ -34,6 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         direction: Direction::HigherIsBetter,
         images: None,
         train_only_columns: Vec::new(),
+        group_column: None,
     });
     let mut out = serde_json::Map::new();
     for n in &args[2..] {

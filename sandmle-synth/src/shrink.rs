@@ -27,6 +27,13 @@
 //! the test split (real tables have such duplicates; in a micro task they
 //! would leak their labels), so the test split may fall a few rows short.
 //!
+//! A task of items ([`sandmle_core::TaskSpec::group_column`]: a sentence's
+//! tokens, a series' steps) is drawn by whole items instead: items in a
+//! random order, each kept for training while it fits in `train_rows`,
+//! the rest for test until the test size is reached; an item's rows keep
+//! their order. Items are not stratified, and their repeated rows may
+//! reach both splits (a token task repeats tokens).
+//!
 //! Ids are re-keyed: the kept rows get a random permutation of `0..n`, so
 //! an id says nothing about the row; answers go to `private/`.
 
@@ -262,10 +269,19 @@ impl StratifiedShrinker {
             None => Vec::new(),
         };
         let key = |r: usize| (source.row_values(r, &skip), image_hash.get(r).map(String::as_str));
+        // A task of items (a sentence's tokens) keeps every item whole, its
+        // rows in their order.
+        let groups = match &task.group_column {
+            Some(g) => Some(items(source.column(g)?)),
+            None => None,
+        };
         let mut last = String::new();
         for attempt in 0..self.max_attempts {
             let mut rng = rng_for(seed, &format!("shrink-{attempt}"));
-            let (train_idx, test_idx) = self.draw(&strata, (train_rows, test_rows), classes, &key, &mut rng);
+            let (train_idx, test_idx) = match &groups {
+                Some(items) => draw_items(items, (train_rows, test_rows), &mut rng),
+                None => self.draw(&strata, (train_rows, test_rows), classes, &key, &mut rng),
+            };
             let mut train = source.take(&train_idx)?;
             if let Err(why) = self.within_tolerance(&source, &train, &skip) {
                 last = why;
@@ -329,6 +345,50 @@ impl StratifiedShrinker {
         env.validate()?;
         Ok(env)
     }
+}
+
+/// The rows of each item (rows sharing a group value), items in order of
+/// first appearance, rows in table order.
+fn items(group: &Column) -> Vec<Vec<usize>> {
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    let mut items: Vec<Vec<usize>> = Vec::new();
+    for (row, value) in group.label_texts().into_iter().enumerate() {
+        let next = items.len();
+        let i = *at.entry(value).or_insert(next);
+        if i == next {
+            items.push(Vec::new());
+        }
+        items[i].push(row);
+    }
+    items
+}
+
+/// One draw of whole items: the items shuffled, each taken for training
+/// while it fits in `train_rows` (the first always), the rest for test
+/// until `test_rows` rows are reached.
+fn draw_items(
+    items: &[Vec<usize>],
+    (train_rows, test_rows): (usize, usize),
+    rng: &mut sandmle_core::SeedRng,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    shuffle(&mut order, rng);
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    let mut rest = Vec::new();
+    for i in order {
+        if train.is_empty() || train.len() + items[i].len() <= train_rows {
+            train.extend(&items[i]);
+        } else {
+            rest.push(i);
+        }
+    }
+    for i in rest {
+        if test.len() >= test_rows {
+            break;
+        }
+        test.extend(&items[i]);
+    }
+    (train, test)
 }
 
 /// The seed's training rows whose targets are all present: a row without

@@ -254,6 +254,7 @@ impl DnaSynthesizer {
             direction: dna.direction,
             images: None,
             train_only_columns: Vec::new(),
+            group_column: None,
         };
         let t = tables(&task, train, test)?;
         let story = Story {
@@ -262,7 +263,7 @@ impl DnaSynthesizer {
             context: plan.story.context.clone(),
         };
         let description = describe(&task, &story, &t.train, t.test.n_rows());
-        let mut provenance = Provenance::new(&plan.seed_task, "synth", SYNTH_VERSION, seed);
+        let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
         provenance.dna = Some(dna.clone());
         provenance.hidden_rule = Some(targets.record);
         let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;

@@ -49,6 +49,7 @@ fn tone_environment() -> Environment {
         direction: sandmle_core::Direction::HigherIsBetter,
         images: Some(spec),
         train_only_columns: Vec::new(),
+        group_column: None,
     };
     let env = Environment {
         description: "# Tones\n".into(),

@@ -191,3 +191,39 @@ proptest! {
         }
     }
 }
+
+/// A task of items (`group_column`) keeps every item whole: each kept
+/// item has all its seed rows, in one split only.
+#[test]
+fn items_are_kept_whole_and_in_one_split() {
+    let mut env = seed("wine");
+    let n = env.train.n_rows();
+    let batch = |rows: usize| sandmle_core::Column::Numeric((0..rows).map(|r| (r / 7) as f64).collect());
+    env.train.push_column("batch", batch(n)).unwrap();
+    env.test.push_column("batch", batch(env.test.n_rows())).unwrap();
+    env.grading.task.group_column = Some("batch".into());
+    env.validate().unwrap();
+    let seed_sizes = {
+        let mut m: BTreeMap<String, usize> = BTreeMap::new();
+        for b in env.train.column("batch").unwrap().label_texts() {
+            *m.entry(b).or_default() += 1;
+        }
+        m
+    };
+    let micro = StratifiedShrinker { train_rows: 60, ..StratifiedShrinker::default() }.shrink_env(&env, 4).unwrap();
+    assert_eq!(micro.task().group_column.as_deref(), Some("batch"));
+    let count = |t: &sandmle_core::Table| {
+        let mut m: BTreeMap<String, usize> = BTreeMap::new();
+        for b in t.column("batch").unwrap().label_texts() {
+            *m.entry(b).or_default() += 1;
+        }
+        m
+    };
+    let (train, test) = (count(&micro.train), count(&micro.test));
+    assert!(micro.train.n_rows() <= 60 && micro.train.n_rows() >= 50, "{}", micro.train.n_rows());
+    for (b, k) in train.iter().chain(&test) {
+        assert_eq!(seed_sizes[b], *k, "item {b} is cut");
+    }
+    let shared: BTreeSet<&String> = train.keys().filter(|b| test.contains_key(*b)).collect();
+    assert!(shared.is_empty(), "items in both splits: {shared:?}");
+}

@@ -58,6 +58,14 @@ impl Environment {
                 return bad(format!("`{c}` is the id or a target, not a train-only column"));
             }
         }
+        if let Some(g) = &task.group_column {
+            if !self.train.has_column(g) || !self.test.has_column(g) {
+                return bad(format!("the group column `{g}` is not in both train.csv and test.csv"));
+            }
+            if *g == task.id_column || task.target_columns.contains(g) {
+                return bad(format!("`{g}` is the id or a target, not a group column"));
+            }
+        }
         for c in &task.prediction_columns {
             for (file, t) in [("sample_submission.csv", &self.sample_submission), ("answers.csv", &self.answers)] {
                 if !t.has_column(c) {

@@ -88,6 +88,7 @@ pub fn square_environment(n_train: usize, n_test: usize, side: u32, channels: u8
         direction: Direction::HigherIsBetter,
         images: Some(ImageSpec::png(side, side, channels)),
         train_only_columns: Vec::new(),
+        group_column: None,
     };
     Environment {
         description: "# Squares\n\nIs the bright square in the right half?\n".into(),

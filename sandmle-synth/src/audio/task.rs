@@ -290,10 +290,11 @@ pub(crate) fn realize_audio(synth: &DnaSynthesizer, plan: &TaskPlan, audio: &Aud
         direction: dna.direction,
         images: Some(spec.clone()),
         train_only_columns: Vec::new(),
+        group_column: None,
     };
     let t = tables(&task, train, test)?;
     let description = describe(&task, &plan.story, rate, seconds, t.train.n_rows(), t.test.n_rows());
-    let mut provenance = Provenance::new(&plan.seed_task, "synth", SYNTH_VERSION, seed);
+    let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
     provenance.dna = Some(dna.clone());
     provenance.hidden_rule = Some(json!({"modality": "audio", "family": plan.rule_family, "targets": records}));
     let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;

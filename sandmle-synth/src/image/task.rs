@@ -268,10 +268,11 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         direction: dna.direction,
         images: Some(spec.clone()),
         train_only_columns: Vec::new(),
+        group_column: None,
     };
     let t = tables(&task, train, test)?;
     let description = describe_images(&task, &plan.story, &spec, t.train.n_rows(), t.test.n_rows());
-    let mut provenance = Provenance::new(&plan.seed_task, "synth", SYNTH_VERSION, seed);
+    let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
     provenance.dna = Some(dna.clone());
     provenance.hidden_rule = Some(json!({
         "modality": "image",

@@ -209,6 +209,7 @@ pub fn score(a: &ScoreArgs, g: &Globals) -> Result<ExitCode, Failure> {
             direction: metric.info().direction,
             images: None,
             train_only_columns: Vec::new(),
+            group_column: None,
         })
     };
     let task = GradingTask::new(&spec, &answers, None);
