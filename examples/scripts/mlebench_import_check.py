@@ -52,6 +52,7 @@ METRICS = {
     "plant-pathology-2021-fgvc8": ["--metric", "label_set_f1_micro"],
     "google-quest-challenge": ["--metric", "mean_column_spearman"],
     "text-normalization-challenge-english-language": ["--metric", "accuracy"],
+    "denoising-dirty-documents": ["--metric", "rmse"],
     # MLE-bench's own prepare.py leaves this one's public images out (its
     # 7z archives hold one empty folder entry): the import must fail, and
     # say where.
@@ -136,6 +137,7 @@ def main():
             part
             for part in [
                 how.get("train", {}).get("from", "table") if how else "table",
+                "pixel rows, images kept whole" if how.get("test", {}).get("from") == "pixels" else "",
                 "test ids from sample" if how.get("test", {}).get("from") == "sample_ids" else "",
                 f"{how['files']['modality']} files" if how.get("files") else "",
                 "archives" if how.get("archives") else "",

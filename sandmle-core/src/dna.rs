@@ -151,6 +151,10 @@ pub struct TaskDna {
     /// The shape of the task's audio clips, when its data are clips.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audio: Option<crate::audio::AudioDna>,
+    /// The shape of the task's images, when its rows are their pixels
+    /// ([`crate::pixel_rows`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<crate::pixel_rows::PixelDna>,
 }
 
 impl TaskDna {

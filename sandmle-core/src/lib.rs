@@ -61,6 +61,7 @@ mod grading;
 mod id_index;
 mod images;
 mod message;
+pub mod pixel_rows;
 mod plan;
 mod png_io;
 mod ports;
@@ -101,6 +102,7 @@ pub use images::{
     EncodedImage, ImageDna, ImageSet, ImageSpec, MAX_IMAGE_BYTES, MAX_IMAGES, is_plain_name, parse_manifest,
 };
 pub use message::{QUOTE_CHARS, bounded, one_line};
+pub use pixel_rows::PixelDna;
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
 pub use png_io::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE, Pixels, decode_png, encode_png};
 pub use ports::{

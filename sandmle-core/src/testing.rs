@@ -86,6 +86,7 @@ pub fn tiny_dna() -> TaskDna {
         signal: None,
         images: None,
         audio: None,
+        pixels: None,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::files::Files;
 use crate::media::{collect, file_train, locate, rekey};
 use crate::options::{FilePlan, ImportOptions, ImportPlan, TestSource, TrainSource};
+use crate::pixels;
 use crate::rows::{self, Index};
 use crate::tables::read_table;
 use sandmle_core::csv::ReadOptions;
@@ -126,6 +127,48 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
     let test_ids = ids(&sample, &id_column)?;
 
     let media = rows::media_dirs(&files, &options.file_dirs)?;
+    if info.input == MetricInput::Values
+        && prediction_columns.len() == 1
+        && task.is_none_or(|t| t.images.is_none())
+        && let Some(dirs) = pixels::detect(&files, media.as_ref(), &test_ids)?
+    {
+        let target = prediction_columns[0].clone();
+        let (train, test) = pixels::tables(&files, &dirs, &id_column, &target, &found.sample, &sample)?;
+        let spec = TaskSpec {
+            id: task.map_or_else(|| competition_name(options), |t| t.id.clone()),
+            modality: Modality::Image,
+            kind: TaskKind::Regression,
+            id_column: id_column.clone(),
+            target_columns: vec![target.clone()],
+            prediction_columns: prediction_columns.clone(),
+            metric,
+            direction: task.map_or(info.direction, |t| t.direction),
+            images: None,
+            train_only_columns: Vec::new(),
+            group_column: Some(sandmle_core::pixel_rows::ITEM.into()),
+        };
+        let plan = ImportPlan {
+            sample_submission: found.sample.clone(),
+            answers: found.answers.clone(),
+            train: TrainSource::Pixels { inputs: dirs.inputs.clone(), targets: dirs.targets.clone() },
+            test: TestSource::Pixels { dir: dirs.test.clone() },
+            id_column,
+            target_columns: vec![target],
+            prediction_columns,
+            train_only_columns: Vec::new(),
+            one_hot: Vec::new(),
+            sample_filled: Vec::new(),
+            label_codes: Vec::new(),
+            rekeyed: None,
+            composed_ids: None,
+            files: None,
+            archives: files.archives().to_vec(),
+            modality: Modality::Image,
+            kind: TaskKind::Regression,
+        };
+        let images = ImageSet::new();
+        return finish(Parts { options, found: &found, description, spec, plan, train, test, sample, answers, images });
+    }
     let mut label_codes = Vec::new();
     // With no training table, a labels table is one (ids and labels, the
     // rows' files found by id).
@@ -334,6 +377,28 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         modality,
         kind,
     };
+    finish(Parts { options, found: &found, description, spec, plan, train, test, sample, answers, images })
+}
+
+/// What [`finish`] makes an environment of.
+struct Parts<'a> {
+    options: &'a ImportOptions,
+    found: &'a crate::detect::Found,
+    description: String,
+    spec: TaskSpec,
+    plan: ImportPlan,
+    train: Table,
+    test: Table,
+    sample: Table,
+    answers: Table,
+    images: ImageSet,
+}
+
+/// The environment of an import's tables: the leaderboard, the
+/// provenance (with the plan unless the layout was the project's own),
+/// the description's notes; validated.
+fn finish(parts: Parts<'_>) -> Result<Imported> {
+    let Parts { options, found, description, spec, plan, train, test, sample, answers, images, .. } = parts;
     let leaderboard = options.leaderboard.as_ref().map(|p| read_leaderboard(p)).transpose()?;
     let mut provenance = Provenance::new(&spec.id, IMPORT_GENERATOR, IMPORT_VERSION, 0);
     let answers_file = found.answers.strip_prefix("private/").unwrap_or(&found.answers).to_owned();

@@ -51,6 +51,7 @@ mod error;
 mod files;
 mod media;
 mod options;
+mod pixels;
 mod rows;
 mod tables;
 

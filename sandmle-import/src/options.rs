@@ -86,6 +86,14 @@ pub enum TrainSource {
         #[serde(skip_serializing_if = "Option::is_none")]
         labels: Option<String>,
     },
+    /// One row per pixel of the input images, the target the pixel of the
+    /// image of the same name in a second folder (an image-to-image task).
+    Pixels {
+        /// The input images' folder.
+        inputs: String,
+        /// The target images' folder.
+        targets: String,
+    },
     /// One row per file of these folders, labelled from their paths.
     Files {
         /// The folders.
@@ -107,6 +115,11 @@ pub enum TestSource {
     },
     /// The sample submission's ids (the competition ships no test table).
     SampleIds,
+    /// The sample submission's ids, pixels of this folder's images.
+    Pixels {
+        /// The test images' folder.
+        dir: String,
+    },
 }
 
 /// The rows' files.

@@ -107,3 +107,58 @@ fn space_separated_label_sets_are_a_multi_label_task() {
     assert_eq!(task.submission_form(), SubmissionForm::LabelSet);
     assert_eq!(done.environment.answers.column("labels").unwrap().get_str(0).unwrap(), "rust scab");
 }
+
+fn png(width: u32, height: u32, channels: u8, data: Vec<u8>) -> Vec<u8> {
+    sandmle_core::encode_png(&sandmle_core::Pixels { width, height, channels, data }).unwrap()
+}
+
+/// Denoising dirty documents: `train/` scans beside `train_cleaned/` pages
+/// of the same names, `test/` scans, a per-pixel `sampleSubmission.csv`
+/// (`<image>_<row>_<col>`, from 1). Grey levels are Pillow's
+/// `convert("L")` over 255: (200, 100, 50) is 124 and (13, 240, 77) is 154
+/// in Pillow 11.
+#[test]
+fn a_per_pixel_submission_makes_pixel_rows_grouped_by_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("denoising");
+    let public = dir.join("prepared/public");
+    // 3 x 2 pages; the training scan in colour.
+    let scan = png(3, 2, 3, [[200, 100, 50], [13, 240, 77]].iter().cycle().take(6).flatten().copied().collect());
+    let clean = png(3, 2, 1, vec![255, 0, 255, 255, 0, 255]);
+    write(&public.join("train/7.png"), &scan);
+    write(&public.join("train_cleaned/7.png"), &clean);
+    write(&public.join("train/8.png"), &clean);
+    write(&public.join("train_cleaned/8.png"), &clean);
+    write(&public.join("test/12.png"), png(3, 2, 1, vec![10, 20, 30, 40, 50, 60]));
+    let (mut sample, mut answers) = (String::from("id,value\n"), String::from("id,value\n"));
+    for r in 1..=2 {
+        for c in 1..=3 {
+            sample.push_str(&format!("12_{r}_{c},1\n"));
+            answers.push_str(&format!("12_{r}_{c},{}\n", if c == 2 { 0.0 } else { 1.0 }));
+        }
+    }
+    write(&public.join("sampleSubmission.csv"), sample);
+    write(&public.join("description.md"), "# Pages\n");
+    write(&dir.join("prepared/private/answers.csv"), answers);
+    let done = import(&options(&dir, "rmse")).unwrap();
+    let env = &done.environment;
+    let task = env.task();
+    assert_eq!(task.group_column.as_deref(), Some("image"));
+    assert_eq!(task.kind, TaskKind::Regression);
+    assert_eq!(env.train.names(), ["id", "image", "row", "col", "pixel", "value"]);
+    assert_eq!(env.train.n_rows(), 12);
+    let ids = env.train.column("id").unwrap().label_texts();
+    assert_eq!(ids[..3], ["7_1_1", "7_1_2", "7_1_3"]);
+    let pixel = env.train.column("pixel").unwrap().to_f64_lenient().unwrap();
+    assert_eq!(pixel[..2], [124.0 / 255.0, 154.0 / 255.0]);
+    let value = env.train.column("value").unwrap().to_f64_lenient().unwrap();
+    assert_eq!(value[..3], [1.0, 0.0, 1.0]);
+    let test_pixels = env.test.column("pixel").unwrap().to_f64_lenient().unwrap();
+    assert_eq!(test_pixels[5], 60.0 / 255.0);
+    assert!(matches!(done.plan.train, sandmle_import::TrainSource::Pixels { .. }));
+
+    // A target page of another size than its scan: one error naming it.
+    write(&public.join("train_cleaned/8.png"), png(2, 2, 1, vec![0; 4]));
+    let e = import(&options(&dir, "rmse")).unwrap_err();
+    assert!(e.to_string().contains("train_cleaned/8.png") && e.to_string().contains("3 x 2"), "{e}");
+}

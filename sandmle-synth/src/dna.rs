@@ -148,6 +148,41 @@ pub fn extract_dna(env: &Environment) -> Result<TaskDna> {
             Some(spec) if task.modality == Modality::Audio => Some(audio_dna(env, spec)?),
             _ => None,
         },
+        pixels: if sandmle_core::pixel_rows::is_pixel_task(task, &env.train) { Some(pixel_dna(env)?) } else { None },
+    })
+}
+
+/// The images of a per-pixel task: the median size of the training
+/// images (their largest row and column), how many each split holds and
+/// the training targets' mean.
+fn pixel_dna(env: &Environment) -> Result<sandmle_core::PixelDna> {
+    use sandmle_core::pixel_rows::{COL, ITEM, ROW};
+    let sizes = |t: &sandmle_core::Table| -> Result<BTreeMap<String, (f64, f64)>> {
+        let (items, rows, cols) = (t.column(ITEM)?.label_texts(), t.column(ROW)?, t.column(COL)?);
+        let (rows, cols) = (rows.to_f64_lenient().unwrap_or_default(), cols.to_f64_lenient().unwrap_or_default());
+        let mut m: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        for ((item, r), c) in items.into_iter().zip(rows).zip(cols) {
+            let e = m.entry(item).or_insert((0.0, 0.0));
+            *e = (e.0.max(c), e.1.max(r));
+        }
+        Ok(m)
+    };
+    let train = sizes(&env.train)?;
+    let test = sizes(&env.test)?;
+    let median = |f: fn(&(f64, f64)) -> f64| -> u32 {
+        let mut v: Vec<f64> = train.values().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).map_or(0, |&x| x as u32)
+    };
+    let target = env.task().target_columns.first().map(|t| env.train.column(t)).transpose()?;
+    let values: Vec<f64> =
+        target.and_then(|c| c.to_f64_lenient()).unwrap_or_default().into_iter().filter(|x| x.is_finite()).collect();
+    Ok(sandmle_core::PixelDna {
+        width: median(|s| s.0),
+        height: median(|s| s.1),
+        train_images: train.len(),
+        test_images: test.len(),
+        mean_target: values.iter().sum::<f64>() / values.len().max(1) as f64,
     })
 }
 

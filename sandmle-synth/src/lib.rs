@@ -67,6 +67,7 @@ pub mod image;
 mod labelled;
 mod lexicon;
 mod mutations;
+pub mod pages;
 mod random;
 mod rule;
 mod shrink;

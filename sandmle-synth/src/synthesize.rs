@@ -112,6 +112,9 @@ impl DnaSynthesizer {
     /// [`Error::BadSetting`], [`Error::Unsupported`].
     pub fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan> {
         self.check(dna)?;
+        if dna.pixels.is_some() {
+            return Ok(crate::pages::plan_pages(dna, request, self.difficulty, self.mutate));
+        }
         if dna.audio.is_some() {
             let domain = crate::image::domain_for(request);
             return Ok(crate::audio::plan_audio(dna, request, domain, self.difficulty, self.mutate));
@@ -178,6 +181,9 @@ impl DnaSynthesizer {
     /// [`Error::Unsupported`], [`Error::Core`].
     pub fn realize(&self, plan: &TaskPlan) -> Result<Environment> {
         let dna = &plan.dna;
+        if let Some(pixels) = &dna.pixels {
+            return crate::pages::realize_pages(self, plan, pixels);
+        }
         if let Some(audio) = &dna.audio {
             return crate::audio::realize_audio(self, plan, audio);
         }
