@@ -136,8 +136,11 @@ def main():
         layout = ", ".join(
             part
             for part in [
-                how.get("train", {}).get("from", "table") if how else "table",
-                "pixel rows, images kept whole" if how.get("test", {}).get("from") == "pixels" else "",
+                {"pixels": "pixel rows of image pairs, images kept whole"}.get(
+                    how.get("train", {}).get("from"), how.get("train", {}).get("from", "table")
+                )
+                if how
+                else "table",
                 "test ids from sample" if how.get("test", {}).get("from") == "sample_ids" else "",
                 f"{how['files']['modality']} files" if how.get("files") else "",
                 "archives" if how.get("archives") else "",

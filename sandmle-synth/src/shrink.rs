@@ -282,6 +282,10 @@ impl StratifiedShrinker {
                 Some(items) => draw_items(items, (train_rows, test_rows), &mut rng),
                 None => self.draw(&strata, (train_rows, test_rows), classes, &key, &mut rng),
             };
+            if test_idx.is_empty() {
+                last = "no row is left for test that does not repeat a training row's features".into();
+                continue;
+            }
             let mut train = source.take(&train_idx)?;
             if let Err(why) = self.within_tolerance(&source, &train, &skip) {
                 last = why;

@@ -123,9 +123,11 @@ fn no_leakage_fails_on_a_target_copy_duplicated_rows_or_telling_ids() {
     let n = env.test.n_rows();
     env.test.push_column("leak", Column::Numeric(vec![0.0; n])).unwrap();
     assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
-    // A test row repeating a training row's features.
+    // A test row of a synthesized environment repeating a training row's
+    // features.
     let mut env = micro();
     repeat_first_training_row(&mut env);
+    env.provenance.generator = sandmle_core::SYNTH_GENERATOR.into();
     assert!(failed(good_scores(), &env).contains(&"no_leakage".to_owned()));
     // Ids that follow the target.
     let mut env = micro();
@@ -316,4 +318,19 @@ fn thresholds_may_tie_on_a_real_leaderboard_only() {
     assert!(real.passed, "{real:?}");
     env.provenance.details.insert("panel".into(), serde_json::json!({"version": "panel-v11"}));
     assert!(!gate(scores, &env, Gate::ThresholdsOrdered).passed);
+}
+
+/// A real competition's split is the truth: a token task repeats tokens
+/// across it (text normalization's `the` at the same place in two
+/// sentences). The repeat is reported, not refused, outside synthesized
+/// environments.
+#[test]
+fn repeated_rows_of_real_data_are_reported_not_refused() {
+    let mut env = micro();
+    repeat_first_training_row(&mut env);
+    assert!(!env.provenance.synthesized());
+    let gates = gates(good_scores(), &env);
+    let gate = gates.iter().find(|g| g.gate == "no_leakage").unwrap();
+    assert!(gate.passed, "{gate:?}");
+    assert_eq!(gate.figures["duplicate_test_rows"], 1.0);
 }

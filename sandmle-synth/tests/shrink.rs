@@ -227,3 +227,19 @@ fn items_are_kept_whole_and_in_one_split() {
     let shared: BTreeSet<&String> = train.keys().filter(|b| test.contains_key(*b)).collect();
     assert!(shared.is_empty(), "items in both splits: {shared:?}");
 }
+
+/// A seed whose rows all repeat a few feature rows leaves nothing for the
+/// test split: a typed error saying so, not an invalid environment.
+#[test]
+fn a_seed_of_repeated_rows_is_refused_by_name() {
+    let mut env = seed("wine");
+    let n = env.train.n_rows();
+    let target = env.task().target_columns[0].clone();
+    let labels = env.train.column(&target).unwrap().clone();
+    let ids = env.train.column("id").unwrap().clone();
+    env.train = env.train.take(&vec![0; n]).unwrap();
+    env.train.set_column("id", ids).unwrap();
+    env.train.set_column(&target, labels).unwrap();
+    let e = StratifiedShrinker::default().shrink_env(&env, 1).unwrap_err();
+    assert!(e.to_string().contains("repeat a training row"), "{e}");
+}
