@@ -17,7 +17,7 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) {
 /// square on a bright field for 0, its place moving with `i`; one image in
 /// five shows the other label's picture (so no model is perfect).
 fn jpeg(i: usize, label: usize) -> Vec<u8> {
-    let shown = if i % 5 == 0 { 1 - label } else { label };
+    let shown = if i.is_multiple_of(5) { 1 - label } else { label };
     let (field, square) = if shown == 1 { (40u8, 220u8) } else { (200, 30) };
     let (x0, y0) = (i % 8, (i / 8) % 8);
     let mut data = Vec::with_capacity(16 * 16 * 3);
@@ -58,7 +58,7 @@ fn dogs(dir: &Path) {
 fn speech(dir: &Path) {
     let public = dir.join("prepared/public");
     let u = |i: usize| ((i * 37 + 11) % 101) as f64 / 101.0;
-    let label = |i: usize| usize::from((u(i) > 0.5) != (i % 7 == 0));
+    let label = |i: usize| usize::from((u(i) > 0.5) != i.is_multiple_of(7));
     let clip = |i: usize| {
         let pitch = 220.0 * 4f64.powf(u(i));
         let samples: Vec<f32> =
@@ -114,7 +114,7 @@ fn tokens(dir: &Path) {
         2 if t >= 3 => "one two",
         5 if s % 4 < 2 => "saint",
         6 if s > 60 => "lane",
-        0 if s % 7 == 0 => "it's",
+        0 if s.is_multiple_of(7) => "it's",
         _ => after[w],
     };
     let mut train = String::from("\"sentence_id\",\"token_id\",\"class\",\"before\",\"after\"\n");
@@ -147,7 +147,7 @@ fn pages(dir: &Path) {
         let data: Vec<u8> = (0..32 * 24)
             .map(|p| {
                 let (x, y) = (p % 32, p / 32);
-                let ink = (y % 6 == 2 || y % 6 == 3) && (x + i) % 5 != 0;
+                let ink = (y % 6 == 2 || y % 6 == 3) && !(x + i).is_multiple_of(5);
                 let v: u8 = if ink { 30 } else { 255 };
                 // The scan: lighting across the page and noise strong enough that
                 // some ink and some paper look alike.
