@@ -26,8 +26,12 @@
 //! ("how many shapes", "upper half and red", "densely striped", "a square
 //! and large", or two or three random terms), standardised over the rows.
 //! Two classes: 1 when score plus noise is above the quantile cut that
-//! gives the DNA's positive share. More classes: the argmax of one `Mixed`
-//! rule per class plus noise plus offsets fitted to the DNA's shares.
+//! gives the DNA's positive share. More classes ([`Look`]): each class is a
+//! look a person can tell — a shape kind, one of five hues, plain or
+//! striped, drawn at random among the 50 — and an image of the class shows
+//! its look under every other factor (count, size, place, rotation,
+//! clutter, blur, noise); labels take the DNA's shares exactly, and a
+//! share of images (the label noise) shows another class's look.
 //! Values: the noisy score's ranks mapped onto the DNA's target quantiles.
 //! The nuisance factors never enter a rule.
 //!
@@ -68,12 +72,14 @@
 mod draw;
 mod dress;
 mod factors;
+mod prototypes;
 mod raster;
 mod rule;
 mod task;
 
 pub use draw::{Canvas, render, render_png};
 pub use factors::{FACTOR_FIELDS, ImageFactors, Nuisance, SHAPE_KINDS, ShapeKind};
+pub use prototypes::{LOOK_HUES, Look, draw_looks, label_by_looks};
 pub use rule::{IMAGE_FAMILIES, ImageFamily, ImageRule, Term};
 pub use task::{MAX_IMAGE_SIDE_DRAWN, canvas_for};
 pub(crate) use task::{domain_for, plan_images, realize_images};

@@ -4,6 +4,7 @@ use super::IMAGE_SYNTH_VERSION;
 use super::draw::{Canvas, render};
 use super::dress::{describe_images, dress};
 use super::factors::{FACTOR_FIELDS, ImageFactors, Nuisance};
+use super::prototypes::{draw_looks, label_by_looks};
 use super::rule::{IMAGE_FAMILIES, ImageFamily, ImageRule, draw_rule};
 use crate::error::{Error, Result};
 use crate::labelled::tables;
@@ -126,6 +127,38 @@ struct Labelled {
     record: serde_json::Value,
 }
 
+/// Labels a many-class target by looks ([`super::prototypes`]): each
+/// class a shape, a colour and plain or striped; at difficulty 0 one image
+/// in twenty shows another class's look, at 1 seven in twenty.
+fn looks_target(
+    plan: &TaskPlan,
+    shares: &[f64],
+    numeric_labels: bool,
+    name: &str,
+    factors: &mut [ImageFactors],
+    level: f64,
+    rng: &mut SeedRng,
+) -> Labelled {
+    let dna = &plan.dna;
+    let target_shares = crate::sizes::file_task_shares(shares);
+    let k = target_shares.len();
+    let looks = draw_looks(k, rng);
+    let swap = 0.05 + 0.3 * level.clamp(0.0, 1.0);
+    let labels = label_by_looks(factors, &looks, &target_shares, swap, rng);
+    let classes = classes_for(plan, k, numeric_labels);
+    let prediction_columns = if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
+        classes.clone()
+    } else {
+        vec![name.to_owned()]
+    };
+    Labelled {
+        column: label_column(&labels, &classes, numeric_labels),
+        prediction_columns,
+        record: json!({"column": name, "looks": looks, "swap_share": swap,
+            "label": "the class whose look (shape, hue, stripes) the image shows; a swap share shows another's"}),
+    }
+}
+
 /// Labels one target from the factors (see the module docs).
 fn label_target(
     plan: &TaskPlan,
@@ -217,14 +250,21 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     let nuisance = Nuisance::for_difficulty(level);
     let background = (images.mean_intensity.clamp(0.0, 1.0) * 255.0).round() as u8;
     let mut rng = rng_for(seed, "image-factors");
-    let factors: Vec<ImageFactors> = (0..n).map(|_| ImageFactors::draw(&mut rng, &nuisance, background)).collect();
+    let mut factors: Vec<ImageFactors> = (0..n).map(|_| ImageFactors::draw(&mut rng, &nuisance, background)).collect();
 
     let mut rng = rng_for(seed, "image-rule");
     let mut all = Table::new();
     all.push_column("id", Column::Text(vec![None; n]))?;
     let (mut records, mut prediction_columns) = (Vec::new(), Vec::new());
-    for (t, name) in dna.targets.iter().zip(&plan.targets) {
-        let l = label_target(plan, t, name, family, &factors, level, &mut rng)?;
+    for (i, (t, name)) in dna.targets.iter().zip(&plan.targets).enumerate() {
+        let l = match t {
+            // Many classes: each a look the images show (the first target;
+            // a later one is labelled by rules over the looks drawn).
+            TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 => {
+                looks_target(plan, shares, *numeric_labels, name, &mut factors, level, &mut rng)
+            }
+            _ => label_target(plan, t, name, family, &factors, level, &mut rng)?,
+        };
         all.push_column(name.clone(), l.column)?;
         records.push(l.record);
         prediction_columns.extend(l.prediction_columns);

@@ -1,0 +1,84 @@
+//! Classes a person can tell apart: each class of a many-class image task
+//! is a look — a shape kind, a colour and plain or striped — and its
+//! images show that look under every nuisance (count, size, place,
+//! rotation, clutter, blur, noise).
+
+use super::factors::{ImageFactors, SHAPE_KINDS, ShapeKind};
+use crate::random::shuffle;
+use rand::RngExt;
+use sandmle_core::SeedRng;
+use serde::{Deserialize, Serialize};
+
+/// The hues a look takes, in degrees (red, amber, green, teal, cyan): far
+/// enough apart to tell on sight, and five distinct brightnesses in grey
+/// (which shows a hue's warmth, `cos hue`).
+pub const LOOK_HUES: [u16; 5] = [0, 50, 95, 135, 180];
+
+/// The visible look of one class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Look {
+    /// The shapes' kind.
+    pub shape: ShapeKind,
+    /// The shapes' hue, one of [`LOOK_HUES`].
+    pub hue: u16,
+    /// Whether the shapes are striped.
+    pub striped: bool,
+}
+
+/// Draws `k` distinct looks (of the 50 there are), in a random order.
+pub fn draw_looks(k: usize, rng: &mut SeedRng) -> Vec<Look> {
+    let mut all: Vec<Look> = SHAPE_KINDS
+        .iter()
+        .flat_map(|&shape| {
+            LOOK_HUES.iter().flat_map(move |&hue| [false, true].map(move |striped| Look { shape, hue, striped }))
+        })
+        .collect();
+    shuffle(&mut all, rng);
+    all.truncate(k);
+    all
+}
+
+/// Labels by the shares (each class its largest-remainder quota of `n`,
+/// the rows in random order) and dresses each row's factors in its class's
+/// look (shapes of a radius at least 9 % of the side, the background's
+/// spread around its mean cut to a fifth); a `swap` share of rows shows
+/// another class's look instead (the label noise). Returns the labels.
+pub fn label_by_looks(
+    factors: &mut [ImageFactors],
+    looks: &[Look],
+    shares: &[f64],
+    swap: f64,
+    rng: &mut SeedRng,
+) -> Vec<usize> {
+    let n = factors.len();
+    let k = looks.len().min(shares.len());
+    let total: f64 = shares[..k].iter().sum::<f64>().max(f64::MIN_POSITIVE);
+    let exact: Vec<f64> = shares[..k].iter().map(|s| s / total * n as f64).collect();
+    let mut quota: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
+    let mut order: Vec<usize> = (0..k).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+    for &c in order.iter().cycle().take(n.saturating_sub(quota.iter().sum())) {
+        quota[c] += 1;
+    }
+    // One paper for the task: the background within a few levels of its
+    // mean, so that a look's colour reads the same on every image.
+    let centre = (factors.iter().map(|f| f64::from(f.background)).sum::<f64>() / n.max(1) as f64).round() as i16;
+    let mut labels: Vec<usize> = quota.iter().enumerate().flat_map(|(c, &q)| std::iter::repeat_n(c, q)).collect();
+    shuffle(&mut labels, rng);
+    for (f, &label) in factors.iter_mut().zip(&labels) {
+        let shown = if k > 1 && rng.random_range(0.0..1.0) < swap {
+            let other = rng.random_range(0..k - 1);
+            if other >= label { other + 1 } else { other }
+        } else {
+            label
+        };
+        let look = looks[shown];
+        f.shape = look.shape;
+        f.hue = (look.hue + 360 + rng.random_range(0..25u16) - 12) % 360;
+        f.stripes = if look.striped { [3, 5, 8][rng.random_range(0..3)] } else { 0 };
+        // Large enough to show its kind (a radius of 9 to 16 % of the side).
+        f.size = f.size.max(9);
+        f.background = (centre + (i16::from(f.background) - centre) / 5).clamp(0, 255) as u8;
+    }
+    labels
+}
