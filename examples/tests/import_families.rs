@@ -34,6 +34,34 @@ fn jpeg(i: usize, label: usize) -> Vec<u8> {
     out
 }
 
+/// The same picture as [`jpeg`], as an RGB TIFF.
+fn tiff(i: usize, label: usize) -> Vec<u8> {
+    let pixels = image::load_from_memory(&jpeg(i, label)).unwrap().to_rgb8();
+    let mut out = std::io::Cursor::new(Vec::new());
+    pixels.write_to(&mut out, image::ImageFormat::Tiff).unwrap();
+    out.into_inner()
+}
+
+/// histopathologic-cancer-detection: `<id>.tif` files, the labels in
+/// `train_labels.csv`, test ids only in the sample submission, ROC AUC.
+fn slides(dir: &Path) {
+    let public = dir.join("prepared/public");
+    let mut labels = String::from("id,label\n");
+    for i in 0..120 {
+        write(&public.join(format!("train/f{i:03}a.tif")), tiff(i, i % 2));
+        labels.push_str(&format!("f{i:03}a,{}\n", i % 2));
+    }
+    let (mut sample, mut answers) = (String::from("id,label\n"), String::from("id,label\n"));
+    for i in 0..40 {
+        write(&public.join(format!("test/t{i:03}b.tif")), tiff(i + 2, i % 2));
+        sample.push_str(&format!("t{i:03}b,0\n"));
+        answers.push_str(&format!("t{i:03}b,{}\n", i % 2));
+    }
+    write(&public.join("train_labels.csv"), labels);
+    write(&public.join("sample_submission.csv"), sample);
+    write(&dir.join("prepared/private/answers.csv"), answers);
+}
+
 /// dogs-vs-cats-redux: labels in the training names, test ids only in the
 /// sample submission, JPEG files, log loss.
 fn dogs(dir: &Path) {
@@ -216,6 +244,11 @@ fn round_trip(name: &str, stage: fn(&Path), metric: &str) {
 #[test]
 fn jpeg_images_labelled_by_name() {
     round_trip("dogs-vs-cats-redux-kernels-edition", dogs, "log_loss");
+}
+
+#[test]
+fn tiff_images_with_a_labels_table() {
+    round_trip("histopathologic-cancer-detection", slides, "roc_auc");
 }
 
 #[test]
