@@ -100,6 +100,14 @@ impl Files {
             });
         }
         let root = std::fs::canonicalize(competition).map_err(|e| io(competition, e))?;
+        // `prepared/` itself is held to the rule every link below it is.
+        let real = std::fs::canonicalize(&prepared).map_err(|e| io(&prepared, e))?;
+        if !real.starts_with(&root) {
+            return Err(Error::File {
+                file: "prepared".into(),
+                reason: format!("a link out of the competition (to {}); copy the folder in instead", real.display()),
+            });
+        }
         let mut files = Files { prepared: prepared.clone(), budget, entries: BTreeMap::new(), archives: Vec::new() };
         files.walk(&prepared, "", &root, budget, 0)?;
         let archives: Vec<String> = files.entries.keys().filter(|p| archive_kind(p).is_some()).cloned().collect();

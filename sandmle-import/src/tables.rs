@@ -222,6 +222,23 @@ fn records_to_csv(records: Vec<Record>, rel: &str) -> Result<Vec<u8>> {
             None => header.push(k.clone()),
         }
     }
+    // Records with keys of their own (a new key on every line) would make
+    // a table of rows x keys cells, nearly all empty: refused before one
+    // is written.
+    let limits = sandmle_core::csv::CsvLimits::DEFAULT;
+    let cells = (records.len() as u64).saturating_mul(header.len() as u64);
+    if header.len() > limits.max_columns || cells > limits.max_bytes {
+        return Err(bad(
+            rel,
+            format!(
+                "{} records with {} distinct keys make a table of {cells} cells, more than a table may hold                  ({} columns, {} cells)",
+                records.len(),
+                header.len(),
+                limits.max_columns,
+                limits.max_bytes
+            ),
+        ));
+    }
     out.write_record(&header).map_err(|e| bad(rel, e))?;
     let mut row: Vec<String> = Vec::with_capacity(header.len());
     for r in &records {

@@ -273,3 +273,39 @@ fn an_empty_files_folder_is_refused() {
         assert!(matches!(e, Error::Options { .. }) && e.to_string().contains("--files"), "{given}: {e}");
     }
 }
+
+/// JSON lines each with a key of its own would make a table of rows x keys
+/// cells: refused by name before the table is built.
+#[test]
+fn json_lines_with_a_new_key_on_every_line_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("keys");
+    tabular(&dir);
+    let mut lines = String::new();
+    for i in 0..100_001 {
+        lines.push_str(&format!("{{\"id\": {i}, \"k{i}\": 1}}\n"));
+    }
+    std::fs::remove_file(dir.join("prepared/public/train.csv")).unwrap();
+    write(&dir.join("prepared/public/train.jsonl"), lines);
+    let e = import(&options(&dir, "accuracy")).unwrap_err();
+    assert!(e.to_string().contains("train.jsonl") && e.to_string().contains("distinct keys"), "{e}");
+}
+
+/// `prepared/` is held to the rule every link below it is: a link out of
+/// the competition is refused and named.
+#[test]
+fn a_prepared_folder_linked_out_of_the_competition_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    tabular(&elsewhere);
+    let dir = tmp.path().join("linked");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("prepared"), dir.join("prepared")).unwrap();
+    let e = import(&options(&dir, "accuracy")).unwrap_err();
+    assert!(e.to_string().contains("prepared") && e.to_string().contains("link out of the competition"), "{e}");
+    // A link that stays inside the competition is followed.
+    let inside = tmp.path().join("inside");
+    tabular(&inside.join("data"));
+    std::os::unix::fs::symlink(inside.join("data/prepared"), inside.join("prepared")).unwrap();
+    import(&options(&inside, "accuracy")).unwrap();
+}
