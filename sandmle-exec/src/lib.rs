@@ -72,6 +72,7 @@ pub mod audio;
 mod error;
 mod executor;
 pub mod image;
+pub mod lookup;
 mod model;
 mod panel;
 mod preprocess;

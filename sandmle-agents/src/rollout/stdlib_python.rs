@@ -201,7 +201,7 @@ print("wrote submission.csv with", len(test), "rows")
 pub fn stdlib_program(task: &TaskSpec, variant: u64) -> String {
     let form = match task.submission_form() {
         SubmissionForm::Value => "value",
-        SubmissionForm::Label => "label",
+        SubmissionForm::Label | SubmissionForm::LabelSet => "label",
         SubmissionForm::Probability => "probability",
         SubmissionForm::ColumnProbabilities => "column_probabilities",
         _ => "class_probabilities",
