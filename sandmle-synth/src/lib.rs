@@ -66,6 +66,7 @@ mod gates;
 pub mod image;
 mod labelled;
 mod lexicon;
+pub mod micro_classes;
 mod mutations;
 pub mod pages;
 mod random;

@@ -27,6 +27,10 @@
 //! the test split (real tables have such duplicates; in a micro task they
 //! would leak their labels), so the test split may fall a few rows short.
 //!
+//! A seed of more than ten classes keeps its ten most frequent and their
+//! rows alone ([`crate::micro_classes`]): 200 rows over 120 classes teach
+//! nothing.
+//!
 //! A task of items ([`sandmle_core::TaskSpec::group_column`]: a sentence's
 //! tokens, a series' steps) is drawn by whole items instead: items in a
 //! random order, each kept for training while it fits in `train_rows`,
@@ -240,8 +244,14 @@ impl StratifiedShrinker {
     /// [`Error::OutOfTolerance`], [`Error::Unsupported`].
     pub fn shrink_env(&self, seed_env: &Environment, seed: u64) -> Result<Environment> {
         self.check()?;
-        let task = seed_env.task();
         let source = labelled_rows(seed_env)?;
+        // A many-class seed keeps its most frequent classes.
+        let kept = crate::micro_classes::kept_classes(seed_env.task(), &source)?;
+        let (narrowed, source) = match &kept {
+            Some(kept) => crate::micro_classes::narrow(seed_env.task(), &source, kept)?,
+            None => (seed_env.task().clone(), source),
+        };
+        let task = &narrowed;
         let pool = source.n_rows();
         let strata = strata(task, &source)?;
         let k = strata.iter().copied().max().map_or(0, |m| m + 1);
@@ -305,7 +315,7 @@ impl StratifiedShrinker {
                 }
                 None => ImageSet::new(),
             };
-            return self.assemble(seed_env, (train, test, images), seed, attempt);
+            return self.assemble(seed_env, task, kept.as_deref(), (train, test, images), (seed, attempt));
         }
         Err(Error::OutOfTolerance { attempts: self.max_attempts, reason: last })
     }
@@ -313,28 +323,37 @@ impl StratifiedShrinker {
     fn assemble(
         &self,
         seed_env: &Environment,
+        task: &TaskSpec,
+        kept: Option<&[String]>,
         (train, test, images): (Table, Table, ImageSet),
-        seed: u64,
-        attempt: usize,
+        (seed, attempt): (u64, usize),
     ) -> Result<Environment> {
-        let mut task = seed_env.task().clone();
+        let mut task = task.clone();
         task.id = format!("{}-micro", seed_env.task().id);
         let t = tables(&task, train, test)?;
-        let story = Story {
-            title: format!("{} (micro)", seed_env.task().id),
-            row_noun: "record".into(),
-            context: format!(
-                "A micro-scale version of the `{}` task: the same columns and target on {} training rows.",
-                seed_env.task().id,
-                t.train.n_rows()
-            ),
-        };
+        let mut context = format!(
+            "A micro-scale version of the `{}` task: the same columns and target on {} training rows.",
+            seed_env.task().id,
+            t.train.n_rows()
+        );
+        if let Some(kept) = kept {
+            let names: Vec<String> = kept.iter().map(|c| format!("`{c}`")).collect();
+            context.push_str(&format!(
+                " It keeps the seed's {} most frequent classes, and only their rows: {}.",
+                kept.len(),
+                names.join(", ")
+            ));
+        }
+        let story = Story { title: format!("{} (micro)", seed_env.task().id), row_noun: "record".into(), context };
         let description = describe(&task, &story, &t.train, t.test.n_rows());
         let mut provenance = Provenance::new(seed_env.task().id.clone(), "shrink", SHRINK_VERSION, seed);
         provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
         provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
         provenance.details.insert("attempt".into(), json!(attempt));
         provenance.details.insert("seed_rows".into(), json!(seed_env.train.n_rows()));
+        if let Some(kept) = kept {
+            provenance.details.insert("kept_classes".into(), json!(kept));
+        }
         let env = Environment {
             description,
             train: t.train,

@@ -243,3 +243,32 @@ fn a_seed_of_repeated_rows_is_refused_by_name() {
     let e = StratifiedShrinker::default().shrink_env(&env, 1).unwrap_err();
     assert!(e.to_string().contains("repeat a training row"), "{e}");
 }
+
+/// A seed of more than ten classes shrinks to its ten most frequent, their
+/// rows alone, said in the provenance and the description.
+#[test]
+fn a_many_class_seed_keeps_its_ten_most_frequent_classes() {
+    let mut env = seed("digits");
+    let target = env.task().target_columns[0].clone();
+    let n = env.train.n_rows();
+    // 14 classes: even rows spread over all, odd rows over the first five.
+    let labels: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { (i / 2 % 14) as f64 } else { (i / 2 % 5) as f64 }).collect();
+    env.train.set_column(&target, sandmle_core::Column::Numeric(labels.clone())).unwrap();
+    let micro = StratifiedShrinker::default().shrink_env(&env, 3).unwrap();
+    // Ties between the less frequent classes go to the earlier label text.
+    let mut counts = BTreeMap::<String, usize>::new();
+    for l in &labels {
+        *counts.entry((*l as u64).to_string()).or_default() += 1;
+    }
+    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut top: Vec<String> = ranked[..10].iter().map(|(l, _)| l.clone()).collect();
+    top.sort();
+    let kept: Vec<String> = serde_json::from_value(micro.provenance.details["kept_classes"].clone()).unwrap();
+    assert_eq!(kept, top);
+    for t in [&micro.train, &micro.answers] {
+        let seen: BTreeSet<String> = t.column(&target).unwrap().label_texts().into_iter().collect();
+        assert!(seen.iter().all(|l| kept.contains(l)), "{seen:?}");
+    }
+    assert!(micro.description.contains("10 most frequent classes"));
+}
