@@ -53,6 +53,7 @@ METRICS = {
     "google-quest-challenge": ["--metric", "mean_column_spearman"],
     "text-normalization-challenge-english-language": ["--metric", "accuracy"],
     "denoising-dirty-documents": ["--metric", "rmse"],
+    "histopathologic-cancer-detection": ["--metric", "roc_auc"],
     # MLE-bench's own prepare.py leaves this one's public images out (its
     # 7z archives hold one empty folder entry): the import must fail, and
     # say where.

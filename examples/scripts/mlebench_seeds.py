@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes real MLE-bench `prepare.py` output, from small fabricated raw data, for 24 competitions.
+"""Makes real MLE-bench `prepare.py` output, from small fabricated raw data, for 25 competitions.
 
 For each competition below this script
   1. fabricates a small raw download in the competition's real Kaggle layout (the files,
@@ -389,6 +389,19 @@ def dogs_vs_cats(raw, rng):
         save(picture(rng, (130, 110, 110), 48, 48), raw / "test" / f"{i}.jpg", quality=90)
     zip_tree(raw / "train.zip", raw, "train"), zip_tree(raw / "test.zip", raw, "test")
     shutil.rmtree(raw / "train"), shutil.rmtree(raw / "test")
+
+
+@competition("histopathologic-cancer-detection", "low", "TIFF images (RGB); labels in train_labels.csv; 40-hex ids; test ids only in the sample submission")
+def histopathologic(raw, rng):
+    ids = hex_ids(rng, 600, 40, numeric_ok=False)
+    y = rng.integers(0, 2, len(ids))
+    for name, k in zip(ids, y):
+        # Tumour tissue is darker purple, with more dark nuclei.
+        save(picture(rng, (150, 90, 160) if k else (200, 150, 190), 32, 32, jitter=25,
+                     spots=[((60, 20, 90), 6 if k else 2)]), raw / "train" / f"{name}.tif")
+    for name in hex_ids(rng, 100, 40, numeric_ok=False):
+        save(picture(rng, (175, 120, 175), 32, 32), raw / "test" / f"{name}.tif")
+    pd.DataFrame({"id": ids, "label": y}).to_csv(raw / "train_labels.csv", index=False)
 
 
 @competition("denoising-dirty-documents", "low", "image-to-image (PNG pairs in zips); per-pixel submission rows '<img>_<row>_<col>'; sampleSubmission.csv")
