@@ -16,6 +16,12 @@
 //!   caller ([`ImportOptions`]) where not; the result is an environment
 //!   and an [`ImportPlan`] recording every decision.
 //!
+//! Two submission shapes make rows of parts: sample ids that are two test
+//! columns joined by `_` (a sentence's tokens) make the first column the
+//! task's group column, and pixel ids `<image>_<row>_<col>` over test
+//! images, with input and target images of the same names for training,
+//! make one row per pixel (`sandmle_core::pixel_rows`), grouped by image.
+//!
 //! The design decision: detection never guesses between two readings. It
 //! takes the one file a name allows, and where two could play a part it
 //! stops with an [`Error::Options`] naming both and the option that
