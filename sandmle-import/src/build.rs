@@ -133,7 +133,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
         && let Some(dirs) = pixels::detect(&files, media.as_ref(), &test_ids)?
     {
         let target = prediction_columns[0].clone();
-        let (train, test) = pixels::tables(&files, &dirs, &id_column, &target, &found.sample, &sample)?;
+        let (train, test) = pixels::tables(&files, &dirs, &id_column, &target, &found.sample, &test_ids)?;
         let spec = TaskSpec {
             id: task.map_or_else(|| competition_name(options), |t| t.id.clone()),
             modality: Modality::Image,

@@ -50,10 +50,11 @@ pub(crate) fn detect(files: &Files, media: Option<&MediaDirs>, sample_ids: &[Str
         files.under(dir).map(|r| without_ext(r.rsplit('/').next().unwrap_or(r)).to_owned()).collect()
     };
     let name = |d: &str| d.rsplit('/').next().unwrap_or(d).to_owned();
+    let all: BTreeMap<&String, BTreeSet<String>> = media.train.iter().map(|d| (d, stems(d))).collect();
     let mut pairs = Vec::new();
     for a in &media.train {
         for b in &media.train {
-            if a != b && name(b).starts_with(&name(a)) && stems(a) == stems(b) {
+            if a != b && name(b).starts_with(&name(a)) && all[a] == all[b] {
                 pairs.push((a.clone(), b.clone()));
             }
         }
@@ -170,7 +171,7 @@ fn by_stem(files: &Files, dir: &str) -> BTreeMap<String, String> {
 
 /// The training and test tables of a pixel task: every pixel of every
 /// training input with its target's value in `target`, and the test
-/// images' pixels in the sample submission's order.
+/// images' pixels in the order of the sample submission's ids.
 ///
 /// # Errors
 /// [`Error::Layout`] naming the file for a target image whose size differs
@@ -182,7 +183,7 @@ pub(crate) fn tables(
     id_column: &str,
     target: &str,
     sample_rel: &str,
-    sample: &Table,
+    sample_ids: &[String],
 ) -> Result<(Table, Table)> {
     let targets = by_stem(files, &dirs.targets);
     let mut train = Rows::new();
@@ -192,7 +193,6 @@ pub(crate) fn tables(
     }
     let mut test = Rows::new();
     let test_files = by_stem(files, &dirs.test);
-    let sample_ids = ids(sample, id_column)?;
     let wanted: BTreeSet<&str> = sample_ids.iter().filter_map(|id| split_pixel_id(id).map(|(i, _, _)| i)).collect();
     for stem in &wanted {
         let rel = test_files.get(*stem).ok_or_else(|| {

@@ -88,17 +88,7 @@ pub fn rmsle(truth: &[f64], pred: &[f64]) -> Result<f64> {
 /// # Errors
 /// Column count mismatch, no columns, or any column's error.
 pub fn mean_column_rmsle(truth: &[Vec<f64>], pred: &[Vec<f64>]) -> Result<f64> {
-    if truth.len() != pred.len() {
-        return Err(Error::ColumnCountMismatch { truth: truth.len(), prediction: pred.len() });
-    }
-    if truth.is_empty() {
-        return Err(Error::Empty);
-    }
-    let mut sum = 0.0;
-    for (t, p) in truth.iter().zip(pred) {
-        sum += rmsle(t, p)?;
-    }
-    Ok(sum / truth.len() as f64)
+    mean_over_columns(truth, pred, rmsle)
 }
 
 /// Mean of per-column [`spearman`] correlations (MLE-bench's column-wise
@@ -107,6 +97,14 @@ pub fn mean_column_rmsle(truth: &[Vec<f64>], pred: &[Vec<f64>]) -> Result<f64> {
 /// # Errors
 /// Column-count mismatch, no columns, and [`spearman`]'s errors.
 pub fn mean_column_spearman(truth: &[Vec<f64>], pred: &[Vec<f64>]) -> Result<f64> {
+    mean_over_columns(truth, pred, spearman)
+}
+
+/// The mean of `metric` over paired columns.
+///
+/// # Errors
+/// Column-count mismatch, no columns, and `metric`'s errors.
+fn mean_over_columns(truth: &[Vec<f64>], pred: &[Vec<f64>], metric: fn(&[f64], &[f64]) -> Result<f64>) -> Result<f64> {
     if truth.len() != pred.len() {
         return Err(Error::ColumnCountMismatch { truth: truth.len(), prediction: pred.len() });
     }
@@ -115,7 +113,7 @@ pub fn mean_column_spearman(truth: &[Vec<f64>], pred: &[Vec<f64>]) -> Result<f64
     }
     let mut sum = 0.0;
     for (t, p) in truth.iter().zip(pred) {
-        sum += spearman(t, p)?;
+        sum += metric(t, p)?;
     }
     Ok(sum / truth.len() as f64)
 }

@@ -272,26 +272,7 @@ impl DnaSynthesizer {
         let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
         provenance.dna = Some(dna.clone());
         provenance.hidden_rule = Some(targets.record);
-        let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
-        if let Some(fields) = record.as_object_mut() {
-            fields.remove("dna");
-        }
-        provenance.details.insert("plan".into(), record);
-        provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
-        provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
-        let env = Environment {
-            description,
-            train: t.train,
-            test: t.test,
-            sample_submission: t.sample,
-            answers: t.answers,
-            grading: GradingSpec::new(task),
-            leaderboard: None,
-            provenance,
-            images: sandmle_core::ImageSet::new(),
-        };
-        env.validate()?;
-        Ok(env)
+        crate::synthesize::finish_synthesized(task, t, description, provenance, plan, sandmle_core::ImageSet::new())
     }
 }
 
@@ -310,6 +291,39 @@ impl Synthesizer for DnaSynthesizer {
 }
 
 /// A plan's names and settings, checked before any data is drawn.
+/// The environment of a synthesized task's tables: `provenance` gains the
+/// plan (without its DNA, which `provenance.dna` holds) and the split
+/// sizes; the environment is validated.
+pub(crate) fn finish_synthesized(
+    task: TaskSpec,
+    t: crate::labelled::Tables,
+    description: String,
+    mut provenance: Provenance,
+    plan: &TaskPlan,
+    images: sandmle_core::ImageSet,
+) -> Result<Environment> {
+    let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
+    if let Some(fields) = record.as_object_mut() {
+        fields.remove("dna");
+    }
+    provenance.details.insert("plan".into(), record);
+    provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
+    provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
+    let env = Environment {
+        description,
+        train: t.train,
+        test: t.test,
+        sample_submission: t.sample,
+        answers: t.answers,
+        grading: GradingSpec::new(task),
+        leaderboard: None,
+        provenance,
+        images,
+    };
+    env.validate()?;
+    Ok(env)
+}
+
 /// Keeps the rows `kept` of `all` (the first `n_train` of them training
 /// rows), gives them fresh ids — a permutation of `0..kept.len()` from the
 /// seed's `synth-ids` stream, so ids carry nothing of the rows — and

@@ -15,8 +15,8 @@ use crate::synthesize::{DnaSynthesizer, SYNTH_VERSION, classes_for, label_column
 use rand::RngExt;
 use rayon::prelude::*;
 use sandmle_core::{
-    AudioDna, Column, Environment, GradingSpec, ImageSet, ImageSpec, Modality, Mutations, PlanRequest, Provenance,
-    SeedRng, SubmissionForm, Table, TargetDna, TaskKind, TaskPlan, TaskSpec, TaskStory, encode_wav, rng_for,
+    AudioDna, Column, Environment, ImageSet, ImageSpec, Modality, Mutations, PlanRequest, Provenance, SeedRng,
+    SubmissionForm, Table, TargetDna, TaskKind, TaskPlan, TaskSpec, TaskStory, encode_wav, rng_for,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -297,14 +297,7 @@ pub(crate) fn realize_audio(synth: &DnaSynthesizer, plan: &TaskPlan, audio: &Aud
     let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
     provenance.dna = Some(dna.clone());
     provenance.hidden_rule = Some(json!({"modality": "audio", "family": plan.rule_family, "targets": records}));
-    let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
-    if let Some(fields) = record.as_object_mut() {
-        fields.remove("dna");
-    }
-    provenance.details.insert("plan".into(), record);
     provenance.details.insert("audio_generator_version".into(), json!(AUDIO_SYNTH_VERSION));
-    provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
-    provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
     let mut rows: Vec<(usize, usize)> = ids.iter().enumerate().map(|(pos, &id)| (id, pos)).collect();
     rows.sort_unstable();
     let factor_rows: Vec<serde_json::Value> = rows
@@ -317,19 +310,7 @@ pub(crate) fn realize_audio(synth: &DnaSynthesizer, plan: &TaskPlan, audio: &Aud
         .collect();
     let fields: Vec<&str> = std::iter::once("id").chain(AUDIO_FACTOR_FIELDS).collect();
     provenance.details.insert("audio_factors".into(), json!({"fields": fields, "rows": factor_rows}));
-    let env = Environment {
-        description,
-        train: t.train,
-        test: t.test,
-        sample_submission: t.sample,
-        answers: t.answers,
-        grading: GradingSpec::new(task),
-        leaderboard: None,
-        provenance,
-        images: set,
-    };
-    env.validate()?;
-    Ok(env)
+    crate::synthesize::finish_synthesized(task, t, description, provenance, plan, set)
 }
 
 /// `description.md` of an audio task: the story, the files, the metric and

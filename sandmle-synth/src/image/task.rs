@@ -17,8 +17,8 @@ use crate::synthesize::{DnaSynthesizer, SYNTH_VERSION, classes_for, label_column
 use rand::RngExt;
 use rayon::prelude::*;
 use sandmle_core::{
-    Column, EncodedImage, Environment, GradingSpec, ImageDna, ImageSet, ImageSpec, Modality, Mutations, PlanRequest,
-    Provenance, SeedRng, SubmissionForm, Table, TargetDna, TaskDna, TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for,
+    Column, EncodedImage, Environment, ImageDna, ImageSet, ImageSpec, Modality, Mutations, PlanRequest, Provenance,
+    SeedRng, SubmissionForm, Table, TargetDna, TaskDna, TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for,
 };
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -320,14 +320,7 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         "targets": records,
         "nuisance": nuisance,
     }));
-    let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
-    if let Some(fields) = record.as_object_mut() {
-        fields.remove("dna");
-    }
-    provenance.details.insert("plan".into(), record);
     provenance.details.insert("image_generator_version".into(), json!(IMAGE_SYNTH_VERSION));
-    provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
-    provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
     let rows: Vec<serde_json::Value> = by_id
         .iter()
         .map(|&(id, row)| {
@@ -338,19 +331,7 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         .collect();
     let fields: Vec<&str> = std::iter::once("id").chain(FACTOR_FIELDS).collect();
     provenance.details.insert("image_factors".into(), json!({"fields": fields, "rows": rows}));
-    let env = Environment {
-        description,
-        train: t.train,
-        test: t.test,
-        sample_submission: t.sample,
-        answers: t.answers,
-        grading: GradingSpec::new(task),
-        leaderboard: None,
-        provenance,
-        images: set,
-    };
-    env.validate()?;
-    Ok(env)
+    crate::synthesize::finish_synthesized(task, t, description, provenance, plan, set)
 }
 
 /// The domain of a candidate, as the table plans choose it.

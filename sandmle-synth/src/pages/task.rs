@@ -12,8 +12,8 @@ use rand::RngExt;
 use rayon::prelude::*;
 use sandmle_core::pixel_rows::{COL, ITEM, PIXEL, ROW, pixel_id};
 use sandmle_core::{
-    Column, Environment, GradingSpec, ImageSet, Modality, Mutations, PixelDna, PlanRequest, Provenance, Table,
-    TaskKind, TaskPlan, TaskSpec, TaskStory, rng_for,
+    Column, Environment, ImageSet, Modality, Mutations, PixelDna, PlanRequest, Provenance, Table, TaskKind, TaskPlan,
+    TaskSpec, TaskStory, rng_for,
 };
 use serde_json::json;
 use std::fmt::Write as _;
@@ -168,27 +168,8 @@ pub(crate) fn realize_pages(synth: &DnaSynthesizer, plan: &TaskPlan, pixels: &Pi
     let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
     provenance.dna = Some(dna.clone());
     provenance.hidden_rule = Some(json!({"modality": "image", "task": "page_restoration", "damage": damage}));
-    let mut record = serde_json::to_value(plan).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
-    if let Some(fields) = record.as_object_mut() {
-        fields.remove("dna");
-    }
-    provenance.details.insert("plan".into(), record);
     provenance.details.insert("pages_generator_version".into(), json!(PAGES_SYNTH_VERSION));
-    provenance.details.insert("train_rows".into(), json!(t.train.n_rows()));
-    provenance.details.insert("test_rows".into(), json!(t.test.n_rows()));
-    let env = Environment {
-        description,
-        train: t.train,
-        test: t.test,
-        sample_submission: t.sample,
-        answers: t.answers,
-        grading: GradingSpec::new(task),
-        leaderboard: None,
-        provenance,
-        images: ImageSet::new(),
-    };
-    env.validate()?;
-    Ok(env)
+    crate::synthesize::finish_synthesized(task, t, description, provenance, plan, ImageSet::new())
 }
 
 /// `description.md` of a page task: the story, the pixel rows, the metric
