@@ -54,6 +54,8 @@ METRICS = {
     "text-normalization-challenge-english-language": ["--metric", "accuracy"],
     "denoising-dirty-documents": ["--metric", "rmse"],
     "histopathologic-cancer-detection": ["--metric", "roc_auc"],
+    "mlsp-2013-birds": ["--metric", "roc_auc", "--item-labels", "essential_data/rec_labels_test_hidden.txt",
+                        "--item-files", "essential_data/rec_id2filename.txt"],
     # MLE-bench's own prepare.py leaves this one's public images out (its
     # 7z archives hold one empty folder entry): the import must fail, and
     # say where.

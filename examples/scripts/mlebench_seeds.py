@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes real MLE-bench `prepare.py` output, from small fabricated raw data, for 25 competitions.
+"""Makes real MLE-bench `prepare.py` output, from small fabricated raw data, for 26 competitions.
 
 For each competition below this script
   1. fabricates a small raw download in the competition's real Kaggle layout (the files,
@@ -461,6 +461,42 @@ def icml_whale(raw, rng):
             write_aiff(raw / "train2" / name, np.clip(x, -1, 1), 2000)
     zip_tree(raw / "train2.zip", raw, "train2")
     shutil.rmtree(raw / "train2")
+
+
+@competition("mlsp-2013-birds", "low", "WAV (16 kHz) named through rec_id2filename.txt; multi-label flattened to one row per (recording, species), Id = rec_id*100+species; labels in a ragged txt; global ROC AUC")
+def mlsp_birds(raw, rng):
+    root = raw / "mlsp_contest_dataset"
+    ess, sup = root / "essential_data", root / "supplemental_data"
+    n_train, n_hidden, sr = 320, 40, 8000  # fold 0 (prepare.py takes 20 % of it as test: 64) and the hidden fold 1
+    # Each species sings at its own pitch: a recording holds 0-3 species' calls over wind noise.
+    pitch = [500 + 160 * s for s in range(19)]
+    species_rows = ["class_id,code,species"] + [f"{s},SP{s:02d},Species {s}" for s in range(19)]
+    folds, names, labels = ["rec_id,fold"], ["rec_id,filename"], ["rec_id,[labels]"]
+    for rec in range(n_train + n_hidden):
+        fold = 0 if rec < n_train else 1
+        name = f"PC{1 + rec % 13}_2009{6 + rec % 3:02d}{1 + rec % 28:02d}_{rec:06d}_{int(rng.integers(0, 9999)):04d}"
+        present = sorted(rng.choice(19, int(rng.choice([0, 1, 1, 2, 2, 3])), replace=False).tolist())
+        t = np.arange(int(sr * 1.5)) / sr
+        x = rng.normal(0, 0.25, len(t))
+        for s in present:
+            start = rng.uniform(0, 1.0)
+            call = (t >= start) & (t < start + 0.4)
+            x += call * rng.uniform(.2, .5) * np.sin(2 * np.pi * pitch[s] * rng.uniform(.97, 1.03) * t)
+        write_wav(ess / "src_wavs" / f"{name}.wav", np.clip(x, -1, 1), sr)
+        folds.append(f"{rec},{fold}")
+        names.append(f"{rec},{name}")
+        labels.append(f"{rec},?" if fold else (f"{rec}," + ",".join(map(str, present)) if present else f"{rec}"))
+        for d in ["filtered_spectrograms", "spectrograms", "supervised_segmentation"] + (["segmentation_examples"] if rec % 5 == 0 else []):
+            save(Image.fromarray(rng.integers(0, 255, (8, 16), dtype=np.uint8)), sup / d / f"{name}.bmp")
+    for f, rows in [("CVfolds_2.txt", folds), ("rec_id2filename.txt", names), ("rec_labels_test_hidden.txt", labels), ("species_list.txt", species_rows)]:
+        (ess / f).write_text("\n".join(rows) + "\n")
+    for f in ["segment_clusters.bmp", "segment_mosaic.bmp"]:
+        save(Image.fromarray(rng.integers(0, 255, (16, 16), dtype=np.uint8)), sup / f)
+    for f, k in [("histogram_of_segments.txt", 100), ("segment_features.txt", 38), ("segment_rectangles.txt", 4)]:
+        rows = ["rec_id,[histogram of segment features]"] + [f"{r}," + ",".join(f"{v:.4f}" for v in rng.random(k)) for r in range(n_train + n_hidden)]
+        (sup / f).write_text("\n".join(rows) + "\n")
+    zip_tree(raw / "mlsp_contest_dataset.zip", raw, "mlsp_contest_dataset")
+    shutil.rmtree(root)
 
 
 # ----------------------------------------------------------------------------- text

@@ -206,15 +206,69 @@ fn pages(dir: &Path) {
     write(&dir.join("prepared/private/answers.csv"), answers);
 }
 
+/// mlsp-2013-birds: one WAV per recording named through
+/// `rec_id2filename.txt`, each recording's species in a ragged text file
+/// (`?` for a test recording, the id alone for none), the sample one row
+/// per (recording, species) with `Id = rec_id * 100 + species`.
+fn birds(dir: &Path) {
+    let ess = dir.join("prepared/public/essential_data");
+    // Recording r holds species s when bit s of a scrambled r is set (some
+    // hold none); each species sings at its own pitch.
+    let has = |r: usize, s: usize| ((r * 2654435761) >> (7 + s)) & 1 == 1 && !(r + s).is_multiple_of(7);
+    let clip = |r: usize| {
+        let samples: Vec<f32> = (0..4000)
+            .map(|t| {
+                let x = t as f64 / 8000.0;
+                let song: f64 = (0..4)
+                    .filter(|&s| has(r, s))
+                    .map(|s| (x * (600.0 + 500.0 * s as f64) * std::f64::consts::TAU).sin())
+                    .sum();
+                (0.2 * song + 0.1 * ((t * 7919 + r * 104729) % 200) as f64 / 100.0 - 0.1) as f32
+            })
+            .collect();
+        encode_wav(&samples, 8000).unwrap()
+    };
+    let (mut names, mut labels) = (String::from("rec_id,filename\n"), String::from("rec_id,[labels]\n"));
+    let (mut sample, mut answers) = (String::from("Id,Probability\n"), String::from("Id,Probability\n"));
+    for r in 0..100 {
+        write(&ess.join(format!("src_wavs/PC{}_{r:05}.wav", r % 4)), clip(r));
+        names.push_str(&format!("{r},PC{}_{r:05}\n", r % 4));
+        let species: Vec<String> = (0..4).filter(|&s| has(r, s)).map(|s| s.to_string()).collect();
+        if r % 5 == 0 {
+            labels.push_str(&format!("{r},?\n"));
+            for s in 0..4 {
+                sample.push_str(&format!("{},0\n", r * 100 + s));
+                answers.push_str(&format!("{},{}\n", r * 100 + s, u8::from(has(r, s))));
+            }
+        } else if species.is_empty() {
+            labels.push_str(&format!("{r}\n"));
+        } else {
+            labels.push_str(&format!("{r},{}\n", species.join(",")));
+        }
+    }
+    write(&ess.join("rec_id2filename.txt"), names);
+    write(&ess.join("rec_labels_test_hidden.txt"), labels);
+    write(&dir.join("prepared/public/sample_submission.csv"), sample);
+    write(&dir.join("prepared/private/answers.csv"), answers);
+}
+
 /// Imports, shrinks (every gate) and generates (one kept) a competition.
 fn round_trip(name: &str, stage: fn(&Path), metric: &str) {
+    round_trip_with(name, stage, metric, &[]);
+}
+
+/// [`round_trip`] with more import flags.
+fn round_trip_with(name: &str, stage: fn(&Path), metric: &str, flags: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let comp = tmp.path().join(name);
     stage(&comp);
     write(&comp.join("prepared/public/description.md"), format!("# {name}\n"));
     let env = tmp.path().join("env");
     let s = |p: &Path| p.display().to_string();
-    let out = sandmle(&["--json", "import", "--competition", &s(&comp), "--metric", metric, "--out", &s(&env)]);
+    let (comp_arg, env_arg) = (s(&comp), s(&env));
+    let mut args = vec!["--json", "import", "--competition", &comp_arg, "--metric", metric, "--out", &env_arg];
+    args.extend(flags);
+    let out = sandmle(&args);
     assert!(out.status.success(), "{name}: import: {}", String::from_utf8_lossy(&out.stdout));
     let micro = tmp.path().join("micro");
     let out = sandmle(&["--json", "shrink", "--seed-env", &s(&env), "--seed", "1", "--out", &s(&micro)]);
@@ -269,4 +323,19 @@ fn token_rows_of_sentences() {
 #[test]
 fn pixel_rows_of_pages() {
     round_trip("denoising-dirty-documents", pages, "rmse");
+}
+
+#[test]
+fn flattened_item_label_rows_over_wav_recordings() {
+    round_trip_with(
+        "mlsp-2013-birds",
+        birds,
+        "roc_auc",
+        &[
+            "--item-labels",
+            "essential_data/rec_labels_test_hidden.txt",
+            "--item-files",
+            "essential_data/rec_id2filename.txt",
+        ],
+    );
 }

@@ -43,6 +43,12 @@ pub struct ImageSpec {
     pub height: Option<u32>,
     /// Channels: 1 grey, 3 RGB, 4 RGBA, when every image has the same.
     pub channels: Option<u8>,
+    /// The column of `train.csv` and `test.csv` whose value names each
+    /// row's file, when rows share files: the parts of one item, such as a
+    /// recording's one row per (recording, label) pair. `None` (absent
+    /// from `grading.json`): the id column, one file per row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_column: Option<String>,
 }
 
 impl ImageSpec {
@@ -54,15 +60,31 @@ impl ImageSpec {
             width: Some(width),
             height: Some(height),
             channels: Some(channels),
+            key_column: None,
         }
     }
 
-    /// The file name of the row with this id, inside [`ImageSpec::dir`].
+    /// The column whose value names each row's file:
+    /// [`ImageSpec::key_column`], else the task's id column.
+    ///
+    /// ```
+    /// let mut spec = sandmle_core::ImageSpec::png(8, 8, 1);
+    /// assert_eq!(spec.key("id"), "id");
+    /// spec.key_column = Some("rec_id".into());
+    /// assert_eq!(spec.key("id"), "rec_id");
+    /// ```
+    pub fn key<'a>(&'a self, id_column: &'a str) -> &'a str {
+        self.key_column.as_deref().unwrap_or(id_column)
+    }
+
+    /// The file name of the row with this key (its id, or its
+    /// [`ImageSpec::key_column`] value), inside [`ImageSpec::dir`].
     pub fn file_name(&self, id: &str) -> String {
         format!("{id}{}", self.suffix)
     }
 
-    /// The file's path relative to `public/` (`images/17.png`).
+    /// The file's path relative to `public/` (`images/17.png`) of the row
+    /// with this key.
     pub fn public_path(&self, id: &str) -> String {
         format!("{}/{}", self.dir, self.file_name(id))
     }

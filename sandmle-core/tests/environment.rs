@@ -291,3 +291,40 @@ fn a_listed_and_resealed_extra_public_file_is_refused_and_named() {
     std::fs::remove_file(&extra).unwrap();
     assert!(matches!(Environment::read(&dir), Err(Error::MissingFile { .. })));
 }
+
+/// Rows sharing files by a key column: every key needs its file, no file
+/// may belong to no key, and a key that looks like a number (`0`) still
+/// names `0.png` after a write and a read.
+#[test]
+fn rows_sharing_files_by_a_key_column_round_trip_and_are_checked() {
+    use sandmle_core::{Column, ImageSet, testing::tiny_image_environment};
+    let mut env = tiny_image_environment();
+    let key = |n: usize| Column::Text((0..n).map(|r| Some(((r % 2) as u32).to_string().into())).collect());
+    env.train.push_column("group", key(env.train.n_rows())).unwrap();
+    env.test.push_column("group", key(env.test.n_rows())).unwrap();
+    env.grading.task.images.as_mut().unwrap().key_column = Some("group".into());
+    let bytes = env.images.iter().next().map(|(_, b)| b.to_vec()).unwrap();
+    let mut images = ImageSet::new();
+    images.insert("0.png", bytes.clone()).unwrap();
+    env.images = images.clone();
+    let e = env.validate().unwrap_err().to_string();
+    assert!(e.contains("no image `images/1.png` for row `1`"), "{e}");
+    images.insert("1.png", bytes.clone()).unwrap();
+    let mut extra = images.clone();
+    extra.insert("2.png", bytes).unwrap();
+    env.images = extra;
+    let e = env.validate().unwrap_err().to_string();
+    assert!(e.contains("`images/2.png` belongs to no row"), "{e}");
+    env.images = images;
+    env.validate().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = env.write_into(tmp.path(), &WriteOptions::default()).unwrap();
+    let back = Environment::read(&dir).unwrap();
+    assert_eq!(back.train.column("group").unwrap().get_str(0).unwrap(), "0");
+    assert_eq!(back.images.len(), 2);
+    // A key column missing from test.csv is named.
+    let mut broken = back.clone();
+    broken.test = broken.test.without(&["group".to_string()]);
+    let e = broken.validate().unwrap_err().to_string();
+    assert!(e.contains("test.csv has no file key column `group`"), "{e}");
+}

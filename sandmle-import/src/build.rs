@@ -127,6 +127,13 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
     let test_ids = ids(&sample, &id_column)?;
 
     let media = rows::media_dirs(&files, &options.file_dirs)?;
+    if let Some(labels) = &options.item_labels {
+        let flat = Flat { labels, sample: &found.sample, test_ids: &test_ids, prediction_columns: &prediction_columns };
+        let (spec, plan, train, test, images) =
+            item_label_rows(options, &files, flat, media.as_ref(), (&id_column, metric, info))?;
+        let plan = ImportPlan { answers: found.answers.clone(), ..plan };
+        return finish(Parts { options, found: &found, description, spec, plan, train, test, sample, answers, images });
+    }
     if info.input == MetricInput::Values
         && prediction_columns.len() == 1
         && task.is_none_or(|t| t.images.is_none())
@@ -286,9 +293,15 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
             width: shape.map(|s| s.0),
             height: shape.map(|s| s.1),
             channels: shape.map(|s| s.2),
+            key_column: None,
         });
-        file_plan =
-            Some(FilePlan { modality: m.modality, train_dirs: m.train.clone(), test_dirs: m.test.clone(), suffix });
+        file_plan = Some(FilePlan {
+            modality: m.modality,
+            train_dirs: m.train.clone(),
+            test_dirs: m.test.clone(),
+            suffix,
+            key: None,
+        });
     } else if task.is_some_and(|t| t.images.is_some()) {
         return Err(layout(&files, "public", "folders of images for the task's image rows"));
     }
@@ -380,6 +393,100 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
     finish(Parts { options, found: &found, description, spec, plan, train, test, sample, answers, images })
 }
 
+/// The sample's side of an (item, label) import.
+struct Flat<'a> {
+    labels: &'a str,
+    sample: &'a str,
+    test_ids: &'a [String],
+    prediction_columns: &'a [String],
+}
+
+/// The parts of an environment of (item, label) rows
+/// ([`crate::label_rows`]).
+fn item_label_rows(
+    options: &ImportOptions,
+    files: &Files,
+    flat: Flat<'_>,
+    media: Option<&rows::MediaDirs>,
+    (id_column, metric, info): (&str, MetricSpec, &sandmle_core::MetricInfo),
+) -> Result<(TaskSpec, ImportPlan, Table, Table, ImageSet)> {
+    let ([target], MetricInput::Probability | MetricInput::Scores) = (flat.prediction_columns, info.input) else {
+        return Err(Error::Options {
+            reason: format!(
+                "(item, label) rows (--item-labels) need one probability per row: a metric such as `roc_auc`, not `{}`",
+                metric.name
+            ),
+        });
+    };
+    let media = media.ok_or_else(|| layout(files, "public", "folders of the items' files (images or clips)"))?;
+    let labels = crate::detect::public_file(files, flat.labels, "--item-labels")?;
+    let names =
+        options.item_files.as_deref().map(|n| crate::detect::public_file(files, n, "--item-files")).transpose()?;
+    let rows = crate::label_rows::flatten(
+        files,
+        (&labels, names.as_deref()),
+        (flat.sample, flat.test_ids),
+        (id_column, target),
+        media,
+    )?;
+    let mut images = ImageSet::new();
+    let shape = collect(
+        files,
+        media.modality,
+        &mut images,
+        rows.files.iter().map(|(i, r)| (i.as_str(), r.as_str())),
+        &rows.suffix,
+    )?;
+    let image_spec = ImageSpec {
+        dir: if media.modality == Modality::Audio { "clips" } else { "images" }.into(),
+        suffix: rows.suffix.clone(),
+        width: shape.map(|s| s.0),
+        height: shape.map(|s| s.1),
+        channels: shape.map(|s| s.2),
+        key_column: Some(rows.item.clone()),
+    };
+    let kind = options.task.as_ref().map_or(TaskKind::BinaryClassification, |t| t.kind);
+    let spec = TaskSpec {
+        id: options.task.as_ref().map_or_else(|| competition_name(options), |t| t.id.clone()),
+        modality: media.modality,
+        kind,
+        id_column: id_column.to_owned(),
+        target_columns: vec![target.clone()],
+        prediction_columns: vec![target.clone()],
+        metric,
+        direction: options.task.as_ref().map_or(info.direction, |t| t.direction),
+        images: Some(image_spec),
+        train_only_columns: Vec::new(),
+        group_column: Some(rows.item.clone()),
+    };
+    let plan = ImportPlan {
+        sample_submission: flat.sample.to_owned(),
+        answers: String::new(),
+        train: TrainSource::ItemLabels { labels, names, stride: rows.stride },
+        test: TestSource::SampleIds,
+        id_column: id_column.to_owned(),
+        target_columns: vec![target.clone()],
+        prediction_columns: vec![target.clone()],
+        train_only_columns: Vec::new(),
+        one_hot: Vec::new(),
+        sample_filled: Vec::new(),
+        label_codes: Vec::new(),
+        rekeyed: None,
+        composed_ids: None,
+        files: Some(FilePlan {
+            modality: media.modality,
+            train_dirs: media.train.clone(),
+            test_dirs: media.test.clone(),
+            suffix: rows.suffix,
+            key: Some(rows.item),
+        }),
+        archives: files.archives().to_vec(),
+        modality: media.modality,
+        kind,
+    };
+    Ok((spec, plan, rows.train, rows.test, images))
+}
+
 /// What [`finish`] makes an environment of.
 struct Parts<'a> {
     options: &'a ImportOptions,
@@ -462,11 +569,24 @@ fn with_notes(description: String, plan: &ImportPlan) -> String {
             cols.join(", ")
         ));
     }
+    if let TrainSource::ItemLabels { labels, stride, .. } = &plan.train
+        && let Some(item) = plan.files.as_ref().and_then(|f| f.key.as_deref())
+        && let [target] = plan.prediction_columns.as_slice()
+    {
+        let labels = labels.strip_prefix("public/").unwrap_or(labels);
+        notes.push(format!(
+            "Each row is one (`{item}`, `label`) pair of the competition's one-row-per-label submission, \
+             `{}` = `{item}` × {stride} + `label`; in `train.csv`, `{target}` is 1 when item `{item}` has the \
+             label (the competition lists each item's labels in `{labels}`).",
+            plan.id_column
+        ));
+    }
     if let Some(f) = &plan.files {
         let (what, dir) = if f.modality == Modality::Audio { ("audio clip", "clips") } else { ("image", "images") };
         notes.push(format!(
             "Every row's {what} is in `{dir}/`, named after the row's `{}` followed by `{}`.",
-            plan.id_column, f.suffix
+            f.key.as_deref().unwrap_or(&plan.id_column),
+            f.suffix
         ));
     }
     if let Some((item, part)) = &plan.composed_ids {

@@ -71,6 +71,12 @@ fn given(files: &Files, name: &str, side: &str, option: &str) -> Result<String> 
     })
 }
 
+/// A file given for a public part (an item labels file, a names table):
+/// never one of `private/`.
+pub(crate) fn public_file(files: &Files, name: &str, option: &str) -> Result<String> {
+    public_table(files, name, option)
+}
+
 /// A table given for a public part (training, test or labels rows): never
 /// one of `private/`, whose rows the agent must not see.
 fn public_table(files: &Files, name: &str, option: &str) -> Result<String> {

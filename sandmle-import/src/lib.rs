@@ -16,11 +16,16 @@
 //!   caller ([`ImportOptions`]) where not; the result is an environment
 //!   and an [`ImportPlan`] recording every decision.
 //!
-//! Two submission shapes make rows of parts: sample ids that are two test
+//! Three submission shapes make rows of parts: sample ids that are two test
 //! columns joined by `_` (a sentence's tokens) make the first column the
 //! task's group column, and pixel ids `<image>_<row>_<col>` over test
 //! images, with input and target images of the same names for training,
 //! make one row per pixel (`sandmle_core::pixel_rows`), grouped by image.
+//! A third, named by the caller ([`ImportOptions::item_labels`]), flattens
+//! a multi-label task to one row per (item, label) with ids `item × 10ᵏ +
+//! label`: the item is the group column and the key naming each row's file
+//! (`sandmle_core::ImageSpec::key_column`), so an item's file is stored
+//! once for all its rows.
 //!
 //! The design decision: detection never guesses between two readings. It
 //! takes the one file a name allows, and where two could play a part it
@@ -55,6 +60,7 @@ mod columns;
 mod detect;
 mod error;
 mod files;
+mod label_rows;
 mod media;
 mod options;
 mod pixels;

@@ -67,6 +67,15 @@ pub struct ImportOptions {
     /// probability of one class: the label that is 1 (default: the later
     /// of the two in sorted order).
     pub positive_label: Option<String>,
+    /// A file of each item's labels, one line per item (`<item>,<label>,
+    /// <label>...`, `?` for a test item), for a submission of one row per
+    /// (item, label) whose id is `item × 10ᵏ + label` (mlsp-2013-birds):
+    /// the training rows are the items' (item, label) pairs.
+    pub item_labels: Option<String>,
+    /// With [`ImportOptions::item_labels`]: a table of two columns, each
+    /// item's id and its file's name without the extension (default: files
+    /// named by the item).
+    pub item_files: Option<String>,
     /// A leaderboard CSV (MLE-bench's `leaderboard.csv`).
     pub leaderboard: Option<PathBuf>,
     /// What opening archives may cost.
@@ -93,6 +102,18 @@ pub enum TrainSource {
         inputs: String,
         /// The target images' folder.
         targets: String,
+    },
+    /// One row per (item, label) of the items a labels file lists,
+    /// flattened as the sample submission's ids are: `id = item × stride
+    /// + label`, the target 1 where the item has the label.
+    ItemLabels {
+        /// The labels file.
+        labels: String,
+        /// The table naming each item's file, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        names: Option<String>,
+        /// The stride.
+        stride: u64,
     },
     /// One row per file of these folders, labelled from their paths.
     Files {
@@ -133,6 +154,10 @@ pub struct FilePlan {
     pub test_dirs: Vec<String>,
     /// What follows an id in its file's name in the environment.
     pub suffix: String,
+    /// The column naming each row's file when rows share files (the item
+    /// of (item, label) rows); `None`: the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// Every decision of an import.

@@ -162,3 +162,93 @@ fn a_per_pixel_submission_makes_pixel_rows_grouped_by_image() {
     let e = import(&options(&dir, "rmse")).unwrap_err();
     assert!(e.to_string().contains("train_cleaned/8.png") && e.to_string().contains("3 x 2"), "{e}");
 }
+
+/// mlsp-2013-birds: labels in a ragged text file (`?` for a test item, the
+/// id alone for no label), the sample one row per (recording, species)
+/// with `Id = rec_id * 100 + species`, the clips named through
+/// `rec_id2filename.txt`.
+fn birds(dir: &Path, labels: &str) {
+    let ess = dir.join("prepared/public/essential_data");
+    let clip = |pitch: f64| {
+        let samples: Vec<f32> = (0..800).map(|t| (0.3 * (t as f64 * pitch / 8000.0).sin()) as f32).collect();
+        sandmle_core::encode_wav(&samples, 8000).unwrap()
+    };
+    let mut names = String::from("rec_id,filename\n");
+    for rec in 0..6 {
+        write(&ess.join(format!("src_wavs/PC{rec}_2009.wav")), clip(500.0 + 100.0 * rec as f64));
+        names.push_str(&format!("{rec},PC{rec}_2009\n"));
+    }
+    write(&ess.join("rec_id2filename.txt"), names);
+    write(&ess.join("rec_labels_test_hidden.txt"), labels);
+    let (mut sample, mut answers) = (String::from("Id,Probability\n"), String::from("Id,Probability\n"));
+    for rec in [1, 4] {
+        for s in 0..3 {
+            sample.push_str(&format!("{},0\n", rec * 100 + s));
+            answers.push_str(&format!("{},{}\n", rec * 100 + s, u8::from(s == rec % 3)));
+        }
+    }
+    write(&dir.join("prepared/public/sample_submission.csv"), sample);
+    write(&dir.join("prepared/public/description.md"), "# Birds\n");
+    write(&dir.join("prepared/private/answers.csv"), answers);
+}
+
+fn birds_options(dir: &Path) -> ImportOptions {
+    ImportOptions {
+        item_labels: Some("essential_data/rec_labels_test_hidden.txt".into()),
+        item_files: Some("essential_data/rec_id2filename.txt".into()),
+        ..options(dir, "roc_auc")
+    }
+}
+
+#[test]
+fn flattened_item_label_rows_share_their_items_clip() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("birds");
+    birds(&dir, "rec_id,[labels]\n0,2\n1,?\n2,0,1\n3\n4,?\n5,1\n");
+    let done = import(&birds_options(&dir)).unwrap();
+    let env = &done.environment;
+    let task = env.task();
+    assert_eq!(task.kind, TaskKind::BinaryClassification);
+    assert_eq!(task.group_column.as_deref(), Some("rec_id"));
+    assert_eq!(task.images.as_ref().unwrap().key_column.as_deref(), Some("rec_id"));
+    // Four training recordings (0, 2, 3, 5) of three species each, in order.
+    assert_eq!(env.train.n_rows(), 12);
+    let id = |r| env.train.column("Id").unwrap().get_str(r).unwrap().into_owned();
+    assert_eq!((id(0), id(3), id(11)), ("0".into(), "200".into(), "502".into()));
+    let target: Vec<f64> = env.train.column("Probability").unwrap().to_f64_lenient().unwrap();
+    assert_eq!(target, [0., 0., 1., 1., 1., 0., 0., 0., 0., 0., 1., 0.]);
+    // Six clips, one per recording, named by rec_id; the test rows carry
+    // their recording and species.
+    assert_eq!(env.images.len(), 6);
+    assert!(env.images.get("4.wav").is_some());
+    assert_eq!(env.test.column("rec_id").unwrap().get_str(5).unwrap(), "4");
+    assert_eq!(env.test.column("label").unwrap().to_f64_lenient().unwrap()[5], 2.0);
+    assert!(env.description.contains("`Id` = `rec_id` × 100 + `label`"), "{}", env.description);
+}
+
+#[test]
+fn a_test_items_labels_in_the_labels_file_are_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("birds");
+    birds(&dir, "rec_id,[labels]\n0,2\n1,0\n2,0,1\n3\n4,?\n5,1\n");
+    let e = import(&birds_options(&dir)).unwrap_err().to_string();
+    assert!(e.contains("rec_labels_test_hidden.txt") && e.contains("test item 1"), "{e}");
+}
+
+#[test]
+fn a_label_outside_the_submissions_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("birds");
+    birds(&dir, "rec_id,[labels]\n0,7\n1,?\n2,0\n3\n4,?\n5,1\n");
+    let e = import(&birds_options(&dir)).unwrap_err().to_string();
+    assert!(e.contains("rec_labels_test_hidden.txt") && e.contains("item 0 has 7"), "{e}");
+}
+
+#[test]
+fn an_item_without_a_file_name_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("birds");
+    birds(&dir, "rec_id,[labels]\n0,2\n1,?\n2,0\n3\n4,?\n5,1\n9,1\n");
+    let e = import(&birds_options(&dir)).unwrap_err().to_string();
+    assert!(e.contains("rec_id2filename.txt") && e.contains("item 9"), "{e}");
+}

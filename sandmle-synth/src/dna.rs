@@ -191,7 +191,7 @@ fn pixel_dna(env: &Environment) -> Result<sandmle_core::PixelDna> {
 /// lower on ties), the median length and the median root-mean-square
 /// level. Files that do not decode are skipped.
 fn audio_dna(env: &Environment, spec: &ImageSpec) -> Result<AudioDna> {
-    let ids = env.train.column(&env.task().id_column)?;
+    let ids = env.train.column(spec.key(&env.task().id_column))?;
     let mut rates: BTreeMap<u32, usize> = BTreeMap::new();
     let (mut seconds, mut levels) = (Vec::new(), Vec::new());
     for r in 0..ids.len() {
@@ -229,7 +229,7 @@ const IMAGE_SAMPLE: usize = 2000;
 /// deviation of every colour sample (alpha aside) scaled to `[0, 1]`.
 /// Files that are not readable PNGs are skipped.
 fn image_dna(env: &Environment, spec: &ImageSpec) -> Result<ImageDna> {
-    let ids = env.train.column(&env.task().id_column)?;
+    let ids = env.train.column(spec.key(&env.task().id_column))?;
     let (mut widths, mut heights) = (Vec::new(), Vec::new());
     let mut channels: BTreeMap<u8, usize> = BTreeMap::new();
     let (mut sum, mut sum_sq, mut count) = (0.0f64, 0.0f64, 0u64);

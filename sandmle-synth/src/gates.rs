@@ -261,7 +261,7 @@ impl GateVerifier {
         // (each file's computed once by the image set).
         let file_of = |t: &Table, r: usize| -> Option<String> {
             let spec = task.images.as_ref()?;
-            Some(spec.file_name(&t.column(&task.id_column).ok()?.get_str(r)?))
+            Some(spec.file_name(&t.column(spec.key(&task.id_column)).ok()?.get_str(r)?))
         };
         let image_of = |t: &Table, r: usize| env.images.get(&file_of(t, r)?);
         let digest_of = |t: &Table, r: usize| env.images.sha256(&file_of(t, r)?);

@@ -47,8 +47,8 @@ use crate::labelled::tables;
 use crate::random::shuffle;
 use crate::sizes::test_rows_for;
 use sandmle_core::{
-    CellText, CellValue, Column, Environment, GradingSpec, ImageSet, Provenance, Shrinker, SubmissionForm, Table,
-    TaskSpec, rng_for,
+    CellText, CellValue, Column, Environment, GradingSpec, ImageSet, ImageSpec, Provenance, Shrinker, SubmissionForm,
+    Table, TaskSpec, rng_for,
 };
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
@@ -268,7 +268,7 @@ impl StratifiedShrinker {
         // the image's hash too, so a duplicated image never reaches test.
         let image_hash: Vec<String> = match &task.images {
             Some(spec) => {
-                let ids = source.column(&task.id_column)?;
+                let ids = source.column(spec.key(&task.id_column))?;
                 (0..source.n_rows())
                     .map(|r| {
                         let name = spec.file_name(&ids.get_str(r).unwrap_or_default());
@@ -304,6 +304,20 @@ impl StratifiedShrinker {
             let mut test = source.take(&test_idx)?;
             let renamed = rekey(&mut train, &mut test, &task.id_column, &mut rng)?;
             let images = match &task.images {
+                // Rows share files by a key the ids' renaming leaves alone.
+                Some(spec @ ImageSpec { key_column: Some(key), .. }) => {
+                    let mut images = ImageSet::new();
+                    for t in [&train, &test] {
+                        let keys = t.column(key)?;
+                        for r in 0..t.n_rows() {
+                            let name = spec.file_name(&keys.get_str(r).unwrap_or_default());
+                            if let Some(bytes) = seed_env.images.get(&name) {
+                                images.insert(name, bytes.to_vec())?;
+                            }
+                        }
+                    }
+                    images
+                }
                 Some(spec) => {
                     let mut images = ImageSet::new();
                     for (new, old) in renamed {

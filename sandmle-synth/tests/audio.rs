@@ -11,7 +11,14 @@ use sandmle_synth::{DnaSynthesizer, extract_dna};
 /// A 40-row binary audio task: a low tone is 0, a high tone 1, 0.5 s at
 /// 8 kHz, in `clips/<id>.wav`.
 fn tone_environment() -> Environment {
-    let spec = ImageSpec { dir: "clips".into(), suffix: ".wav".into(), width: None, height: None, channels: None };
+    let spec = ImageSpec {
+        dir: "clips".into(),
+        suffix: ".wav".into(),
+        width: None,
+        height: None,
+        channels: None,
+        key_column: None,
+    };
     let mut images = ImageSet::new();
     let (mut train_ids, mut labels, mut test_ids) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..40usize {

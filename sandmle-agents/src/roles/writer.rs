@@ -60,7 +60,7 @@ pub fn write_description(env: &Environment, plan: &TaskPlan, brief: &Brief) -> S
         lines.push(format!(
             "- `{}`: one{size} image per row of `train.csv` and `test.csv`, named by the row's `{}`.",
             images.public_path("<id>"),
-            task.id_column
+            images.key(&task.id_column)
         ));
     }
     lines.extend([String::new(), "## Columns".into(), String::new()]);

@@ -100,9 +100,9 @@ def image_features(path, grid=8):
 train, test = read("train.csv"), read("test.csv")
 print("train rows:", len(train), "test rows:", len(test))
 if IMAGES:
-    folder, suffix = IMAGES
+    folder, suffix, key = IMAGES
     for r in train + test:
-        for j, v in enumerate(image_features(folder + "/" + r[ID] + suffix)):
+        for j, v in enumerate(image_features(folder + "/" + r[key] + suffix)):
             r["_image_%d" % j] = v
     print("image features per row:", len([c for c in test[0] if c.startswith("_image_")]))
 cols = [c for c in test[0].keys() if c != ID and c not in TARGETS]
@@ -209,7 +209,10 @@ pub fn stdlib_program(task: &TaskSpec, variant: u64) -> String {
     let temps = [0.5, 1.0, 2.0, 4.0];
     let alphas = [0.1, 1.0, 10.0, 100.0];
     let i = usize::try_from(variant % 4).unwrap_or(0);
-    let images = task.images.as_ref().map_or(serde_json::json!([]), |s| serde_json::json!([s.dir, s.suffix]));
+    let images = task
+        .images
+        .as_ref()
+        .map_or(serde_json::json!([]), |s| serde_json::json!([s.dir, s.suffix, s.key(&task.id_column)]));
     let config = serde_json::json!([
         task.id_column,
         task.target_columns,

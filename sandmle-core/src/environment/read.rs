@@ -122,7 +122,13 @@ impl Environment {
             let (path, bytes) = files.table(dir, stem)?;
             read_csv_bytes(bytes, path, opts)
         };
-        let train = table(PUBLIC_DIR, "train", &ReadOptions::with_id(task.id_column.clone()))?;
+        // A column naming rows' files is names, as the id is, whatever
+        // its values look like (`0` names `clips/0.wav`, not `0.0`).
+        let mut train_options = ReadOptions::with_id(task.id_column.clone());
+        if let Some(key) = task.images.as_ref().and_then(|i| i.key_column.clone()) {
+            train_options.types.insert(key, crate::table::ColumnType::Text);
+        }
+        let train = table(PUBLIC_DIR, "train", &train_options)?;
         // The test features take the training features' types, so that a
         // column the two files would type differently (all whole numbers in
         // one, say) reads alike in both.

@@ -98,8 +98,9 @@ impl Environment {
         self.validate_images(&train, &test)
     }
 
-    /// An image task has exactly one file per row, in a safe folder; any
-    /// other task has none.
+    /// An image task has exactly one file per row's key (its id, or its
+    /// value of the spec's key column), in a safe folder; any other task
+    /// has none.
     fn validate_images(&self, train: &Ids<'_>, test: &Ids<'_>) -> Result<()> {
         let Some(spec) = &self.task().images else {
             if self.images.is_empty() {
@@ -108,7 +109,15 @@ impl Environment {
             return Err(Error::InvalidEnvironment { reason: "image files given for a task without images".into() });
         };
         spec.check()?;
-        // Every row's id once, sorted (the first missing image named is
+        let keyed;
+        let (train, test) = match &spec.key_column {
+            None => (train, test),
+            Some(key) => {
+                keyed = (self.file_keys("train.csv", &self.train, key)?, self.file_keys("test.csv", &self.test, key)?);
+                (&keyed.0, &keyed.1)
+            }
+        };
+        // Every row's key once, sorted (the first missing image named is
         // the same on every run).
         let mut ids: Vec<&str> = train.iter().chain(test).flatten().map(AsRef::as_ref).collect();
         ids.sort_unstable();
@@ -128,6 +137,24 @@ impl Environment {
             });
         }
         Ok(())
+    }
+
+    /// A table's values of the key column naming its rows' files, every
+    /// row holding one.
+    fn file_keys<'t>(&self, file: &str, t: &'t Table, key: &str) -> Result<Ids<'t>> {
+        let bad = |reason: String| Err(Error::InvalidEnvironment { reason });
+        let task = self.task();
+        if *key == task.id_column || task.target_columns.iter().any(|c| c == key) {
+            return bad(format!("the file key column `{key}` is the id or a target"));
+        }
+        let Ok(column) = t.column(key) else {
+            return bad(format!("{file} has no file key column `{key}`"));
+        };
+        let keys: Ids<'t> = (0..t.n_rows()).map(|r| column.get_str(r)).collect();
+        if let Some(r) = keys.iter().position(Option::is_none) {
+            return bad(format!("row {} of {file} has no `{key}` naming its file", r + 1));
+        }
+        Ok(keys)
     }
 }
 

@@ -41,7 +41,7 @@ pub fn audio_features(view: &PublicView<'_>) -> Result<(Table, Table)> {
 /// The features of one table's rows.
 fn feature_table(view: &PublicView<'_>, spec: &ImageSpec, table: &Table, what: &str) -> Result<Table> {
     let featurizer = AudioFeaturizer;
-    let id = view.task.id_column.as_str();
+    let id = spec.key(&view.task.id_column);
     {
         let ids = table.column(id)?;
         let rows: Vec<Result<Vec<f64>>> = (0..table.n_rows())
@@ -49,7 +49,7 @@ fn feature_table(view: &PublicView<'_>, spec: &ImageSpec, table: &Table, what: &
             .map(|r| {
                 let row_id = ids.get_str(r).ok_or_else(|| Error::Audio {
                     file: format!("row {} of {what}", r + 1),
-                    reason: "the row has no id".into(),
+                    reason: format!("the row has no `{id}` naming its clip"),
                 })?;
                 let path = spec.public_path(&row_id);
                 let bytes = view.images.get(&spec.file_name(&row_id)).ok_or_else(|| Error::Audio {

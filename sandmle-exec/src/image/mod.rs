@@ -104,7 +104,7 @@ pub fn image_features(view: &PublicView<'_>) -> Result<(Table, Table)> {
         .images
         .as_ref()
         .ok_or_else(|| Error::UnsupportedTask { reason: "the task has no images to featurize".into() })?;
-    let id = view.task.id_column.as_str();
+    let id = spec.key(&view.task.id_column);
     let train = decode_rows(view.train, "train.csv", id, spec, view.images)?;
     let test = decode_rows(view.test, "test.csv", id, spec, view.images)?;
     let featurizer = ImageFeaturizer::for_images(train.iter().chain(&test).map(|p| p.as_ref()));

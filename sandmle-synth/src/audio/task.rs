@@ -274,7 +274,14 @@ pub(crate) fn realize_audio(synth: &DnaSynthesizer, plan: &TaskPlan, audio: &Aud
         .collect::<sandmle_core::Result<Vec<_>>>()?;
     let kept: Vec<usize> = (0..n).collect();
     let (train, test, ids) = split_with_fresh_ids(&all, &kept, n_train, seed)?;
-    let spec = ImageSpec { dir: CLIP_DIR.into(), suffix: ".wav".into(), width: None, height: None, channels: None };
+    let spec = ImageSpec {
+        dir: CLIP_DIR.into(),
+        suffix: ".wav".into(),
+        width: None,
+        height: None,
+        channels: None,
+        key_column: None,
+    };
     let mut set = ImageSet::new();
     for (pos, clip) in clips.into_iter().enumerate() {
         set.insert(spec.file_name(&ids[pos].to_string()), clip)?;

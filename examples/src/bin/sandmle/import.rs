@@ -56,6 +56,16 @@ pub struct ImportArgs {
     /// A labels table joined to the training table by id, or row by row.
     #[arg(long)]
     labels: Option<String>,
+    /// A file of each item's labels (`<item>,<label>,...`, `?` for a test
+    /// item) for a submission of one row per (item, label) with ids
+    /// `item × 10ᵏ + label` (mlsp-2013-birds): one training row per
+    /// (item, label).
+    #[arg(long = "item-labels")]
+    item_labels: Option<String>,
+    /// With --item-labels: a table of each item's id and its file's name
+    /// without the extension (default: files named by the item).
+    #[arg(long = "item-files")]
+    item_files: Option<String>,
     /// A leaderboard CSV; thresholds are derived from it.
     #[arg(long)]
     leaderboard: Option<PathBuf>,
@@ -140,6 +150,8 @@ fn options(a: &ImportArgs) -> Result<ImportOptions, Failure> {
         file_suffix: a.file_suffix.clone(),
         label_source: a.label_source.as_deref().map(|s| parse_enum::<LabelSource>("label source", s)).transpose()?,
         positive_label: a.positive_label.clone(),
+        item_labels: a.item_labels.clone(),
+        item_files: a.item_files.clone(),
         leaderboard: a.leaderboard.clone(),
         ..ImportOptions::default()
     })

@@ -134,6 +134,7 @@ fn solve_sh(env: &Environment) -> String {
         "k": task.metric.params.get("k").cloned().unwrap_or(serde_json::json!(5)),
         "images": task.images.as_ref().map(|i| i.dir.clone()),
         "image_suffix": task.images.as_ref().map(|i| i.suffix.clone()),
+        "image_key": task.images.as_ref().map(|i| i.key(&task.id_column).to_owned()),
         "model": spec.get("model").cloned().unwrap_or_default(),
         "panel_entry": spec.get("name").cloned().unwrap_or_default(),
     });

@@ -99,8 +99,9 @@ def features(train, test):
                 parts_train.append((a.astype(str) == level).astype(float).rename(f"{col}={level}").to_frame())
                 parts_test.append((b.astype(str) == level).astype(float).rename(f"{col}={level}").to_frame())
     if CONFIG.get("images"):
-        parts_train.append(image_features(train[CONFIG["id"]]).set_index(train.index))
-        parts_test.append(image_features(test[CONFIG["id"]]).set_index(test.index))
+        key = CONFIG.get("image_key") or CONFIG["id"]
+        parts_train.append(image_features(train[key]).set_index(train.index))
+        parts_test.append(image_features(test[key]).set_index(test.index))
     empty = lambda df: pd.DataFrame({"bias": np.zeros(len(df))}, index=df.index)
     xa = pd.concat(parts_train, axis=1) if parts_train else empty(train)
     xb = pd.concat(parts_test, axis=1) if parts_test else empty(test)
