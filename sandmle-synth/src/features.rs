@@ -4,7 +4,7 @@
 use crate::lexicon::{Domain, base_name};
 use crate::random::{from_uniform, gaussian};
 use crate::stats::normal_cdf;
-use crate::units::{into_range, unit_of};
+use crate::units::{realistic, unit_of};
 use rand::RngExt;
 use sandmle_core::Mutations;
 use sandmle_core::{CellText, Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
@@ -82,10 +82,10 @@ pub(crate) fn generate_features(
         };
         let column = match &f.dna {
             FeatureDna::Numeric { shape, .. } => {
-                let mut values: Vec<f64> = latent.iter().map(|&z| from_uniform(shape, normal_cdf(z))).collect();
-                if let Some((_, lo, hi)) = unit_of(&f.name) {
-                    into_range(&mut values, shape.min, shape.max, lo, hi, shape.integer);
-                }
+                let values: Vec<f64> = match unit_of(&f.name) {
+                    Some((_, lo, hi)) => realistic(&latent, shape, &f.name, (lo, hi)),
+                    None => latent.iter().map(|&z| from_uniform(shape, normal_cdf(z))).collect(),
+                };
                 Column::Numeric(values)
             }
             FeatureDna::Categorical { shares, cardinality, .. } => {

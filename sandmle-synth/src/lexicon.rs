@@ -22,6 +22,111 @@ pub struct Domain {
     pub classes: &'static [&'static str],
 }
 
+/// Organisations a synthesized task's title names, by domain: real
+/// competitions are one organisation's data (`Rossmann Store Sales`).
+pub(crate) const ORGANISATIONS: &[(&str, [&str; 6])] = &[
+    (
+        "healthcare",
+        [
+            "Riverside Clinics",
+            "Northgate Health",
+            "St. Brigid's Hospital",
+            "Lakeshore Care",
+            "Valley Medical Group",
+            "Harbour Health Trust",
+        ],
+    ),
+    ("retail", ["Marlow & Finch", "Cornerbasket", "Urbanthread", "Pinegrove Market", "Bluecart", "Hollis Home Goods"]),
+    (
+        "manufacturing",
+        [
+            "Kestrel Plastics",
+            "Ardent Steelworks",
+            "Norrland Paper",
+            "Vireo Components",
+            "Castell Foundry",
+            "Orbis Packaging",
+        ],
+    ),
+    (
+        "it_operations",
+        [
+            "Stratus Cloud",
+            "Fennel Hosting",
+            "Quayside Networks",
+            "Lumen Datacenters",
+            "Copperline SaaS",
+            "Basalt Systems",
+        ],
+    ),
+    (
+        "transportation",
+        [
+            "Meridian Freight",
+            "Coastline Couriers",
+            "Alder Logistics",
+            "Tern Haulage",
+            "Granite Rail Cargo",
+            "Swiftway Vans",
+        ],
+    ),
+    (
+        "finance",
+        [
+            "Halden Savings Bank",
+            "Crestmoor Credit Union",
+            "Ivy Lane Lending",
+            "Northbridge Finance",
+            "Saltmarsh Bank",
+            "Oakridge Mutual",
+        ],
+    ),
+    (
+        "science",
+        [
+            "Linnaeus Institute",
+            "Halvorsen Lab",
+            "Quill Biochem",
+            "Ashby Research Centre",
+            "Teal Analytics Lab",
+            "Corvid Assays",
+        ],
+    ),
+    (
+        "agriculture",
+        [
+            "Greenfurrow Trials",
+            "Mesa Agronomy",
+            "Oat Hill Cooperative",
+            "Riverbend Farms",
+            "Sunfield Research Station",
+            "Tallgrass Growers",
+        ],
+    ),
+    (
+        "energy",
+        [
+            "Brightgrid Utilities",
+            "Westmoor Power",
+            "Helio Municipal",
+            "Fjordline Energy",
+            "Cinder Valley Electric",
+            "Northwind Gas & Power",
+        ],
+    ),
+    (
+        "insurance",
+        [
+            "Keystone Mutual",
+            "Larkspur Insurance",
+            "Anchorpoint Assurance",
+            "Redfern General",
+            "Bellhaven Cover",
+            "Quarry Lane Insurers",
+        ],
+    ),
+];
+
 /// Every domain, in a fixed order.
 pub const DOMAINS: &[Domain] = &[
     Domain {
@@ -254,6 +359,62 @@ pub const DOMAINS: &[Domain] = &[
         targets: ["blighted", "harvest_grade", "yield_t_ha"],
         classes: &["premium", "standard", "feed", "reject", "export"],
     },
+    Domain {
+        name: "energy",
+        row_noun: "building meter reading",
+        context: "A utility collected monthly meter readings, weather and building details for each site.",
+        numeric: &[
+            "floor_area_m2",
+            "occupants",
+            "heating_degree_days",
+            "outdoor_temp",
+            "building_age",
+            "solar_kw",
+            "max_demand_kw",
+            "appliances",
+            "window_share",
+            "insulation_cm",
+            "tariff_rate",
+            "meter_faults",
+        ],
+        categorical: &[
+            ("building_type", &["apartment", "office", "school", "warehouse", "retail", "house"]),
+            ("heating", &["gas", "heat_pump", "electric", "district", "oil"]),
+            ("climate_zone", &["coastal", "continental", "alpine", "mediterranean"]),
+            ("meter", &["smart", "analog", "prepaid"]),
+        ],
+        text: &["site_note", "complaint"],
+        targets: ["overconsumed", "efficiency_label", "monthly_kwh"],
+        classes: &["a_rated", "b_rated", "c_rated", "d_rated", "e_rated"],
+    },
+    Domain {
+        name: "insurance",
+        row_noun: "insurance claim",
+        context: "An insurer kept each claim with the policy, the insured party and the adjuster's notes.",
+        numeric: &[
+            "policy_age_months",
+            "insured_age",
+            "premium",
+            "deductible",
+            "claim_amount",
+            "prior_claims",
+            "days_to_report",
+            "vehicle_value",
+            "coverage_limit",
+            "witnesses",
+            "repair_estimate",
+            "policy_holders",
+        ],
+        categorical: &[
+            ("line_of_business", &["motor", "home", "travel", "health", "liability"]),
+            ("channel", &["broker", "online", "agent", "bank"]),
+            ("incident", &["collision", "theft", "water", "fire", "injury", "storm"]),
+            ("region", &["north", "south", "east", "west", "capital"]),
+        ],
+        text: &["adjuster_note", "claim_description"],
+        targets: ["fraudulent", "severity_class", "settled_amount"],
+        classes: &["minor", "moderate", "major", "severe", "total_loss"],
+    },
 ];
 
 /// The domain at `index` (wrapping).
@@ -294,7 +455,15 @@ pub(crate) fn names(base: &[&str], count: usize, used: &mut std::collections::BT
     out
 }
 
-/// A name without its qualifier (`recent_glucose` → `glucose`).
+/// A name without its qualifier (`recent_glucose` → `glucose`,
+/// `round_9_age` → `age`).
 pub(crate) fn base_name(name: &str) -> &str {
+    if let Some(rest) = name.strip_prefix("round_")
+        && let Some((n, base)) = rest.split_once('_')
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        return base;
+    }
     QUALIFIERS.iter().filter(|q| !q.is_empty()).find_map(|q| name.strip_prefix(q)).unwrap_or(name)
 }

@@ -68,7 +68,7 @@ use std::collections::{BTreeSet, HashSet};
 /// the domains; numeric columns and value targets are mapped into their
 /// lexicon units' ranges; repeated names are qualified, not numbered; text
 /// is made of the domain's real words and signal phrases.
-pub const SYNTH_VERSION: &str = "4";
+pub const SYNTH_VERSION: &str = "5";
 
 /// The synthesizer.
 #[derive(Debug, Clone, Copy)]
@@ -130,7 +130,7 @@ impl DnaSynthesizer {
         let mut rng = rng_for(seed, "synth-plan");
         let family = FAMILIES[rng.random_range(0..FAMILIES.len())];
         let m = if self.mutate { Mutations::draw(&mut rng) } else { Mutations::none() };
-        let planned = feature_plan(dna, &m, &mut rng);
+        let planned = with_missing_values(feature_plan(dna, &m, &mut rng), &mut rng_for(seed, "synth-plan-missing"));
         let mut used = BTreeSet::from(["id".to_owned()]);
         let features = name_features(planned, dna.modality, domain, &mut used);
         let base = match dna.kind {
@@ -148,11 +148,7 @@ impl DnaSynthesizer {
             seed,
             dna: dna.clone(),
             domain: domain.name.to_owned(),
-            story: TaskStory {
-                title: format!("{} outcomes", title_case(domain.row_noun)),
-                row_noun: domain.row_noun.to_owned(),
-                context: domain.context.to_owned(),
-            },
+            story: story_for(domain, base, dna, &mut rng_for(seed, "synth-title")),
             features,
             targets,
             classes,
@@ -379,6 +375,34 @@ fn check_plan(plan: &TaskPlan) -> Result<()> {
     Ok(())
 }
 
+/// Share of candidates from a seed without missing values that get some:
+/// real tables mostly have gaps, and a policy must learn to handle them.
+pub(crate) const MISSING_SHARE: f64 = 0.6;
+
+/// The planned features, with missing values given to one or two of them
+/// (3–15 % of rows each; completely at random or above the latent median,
+/// as [`apply_missingness`] alternates) in [`MISSING_SHARE`] of the
+/// candidates whose seed has none.
+fn with_missing_values(mut planned: Vec<(FeatureDna, bool)>, rng: &mut SeedRng) -> Vec<(FeatureDna, bool)> {
+    let gaps = planned.iter().any(|(f, _)| f.missing_rate() > 0.0);
+    let open: Vec<usize> = (0..planned.len()).filter(|&i| !matches!(planned[i].0, FeatureDna::Text { .. })).collect();
+    if gaps || open.is_empty() || rng.random::<f64>() >= MISSING_SHARE {
+        return planned;
+    }
+    let k = rng.random_range(1..=2usize).min(open.len());
+    for _ in 0..k {
+        let i = open[rng.random_range(0..open.len())];
+        let rate = rng.random_range(0.03..0.15);
+        match &mut planned[i].0 {
+            FeatureDna::Numeric { missing_rate, .. } | FeatureDna::Categorical { missing_rate, .. } => {
+                *missing_rate = rate;
+            }
+            FeatureDna::Text { .. } => {}
+        }
+    }
+    planned
+}
+
 /// Names the planned features from the domain's lexicon: numeric, then
 /// categorical, then text columns take their lists' names in turn,
 /// qualified rather than numbered when a list runs out; numeric columns
@@ -518,6 +542,42 @@ impl Labeller<'_> {
         }
         Ok(Targets { columns, record: json!({ "targets": records }), target_columns: target_names, prediction_columns })
     }
+}
+
+/// The story of a table task: a title naming one of the domain's
+/// organisations and asking for the target in one of three phrasings of
+/// the task's kind; for a table of pixels, the context says the columns
+/// are a photograph's grey levels.
+fn story_for(domain: &Domain, target: &str, dna: &TaskDna, rng: &mut SeedRng) -> TaskStory {
+    let orgs = crate::lexicon::ORGANISATIONS.iter().find(|(d, _)| *d == domain.name).map(|(_, o)| o);
+    let org = orgs.map_or("", |o| o[rng.random_range(0..o.len())]);
+    let row = domain.row_noun;
+    let words = target.replace('_', " ");
+    let templates: [String; 3] = match dna.kind {
+        TaskKind::BinaryClassification | TaskKind::MultiLabelClassification => [
+            format!("{org}: which {row}s are {words}?"),
+            format!("Flagging {words} {row}s at {org}"),
+            format!("{org} {row} outcomes"),
+        ],
+        TaskKind::MulticlassClassification | TaskKind::Ranking => [
+            format!("{org}: the {words} of each {row}"),
+            format!("Sorting {org}'s {row}s by {words}"),
+            format!("{org} {row} outcomes"),
+        ],
+        TaskKind::Regression => [
+            format!("{org}: forecasting {words} per {row}"),
+            format!("Estimating {words} at {org}"),
+            format!("{org} {row} outcomes"),
+        ],
+    };
+    let title = title_case(&templates[rng.random_range(0..templates.len())]);
+    let mut context = domain.context.to_owned();
+    if dna.modality == sandmle_core::Modality::Image {
+        context.push_str(&format!(
+            " Each {row} comes with a small grey photograph: the `px_` columns are its pixel intensities, row by row."
+        ));
+    }
+    TaskStory { title, row_noun: row.to_owned(), context }
 }
 
 fn title_case(s: &str) -> String {

@@ -121,7 +121,158 @@ pub(crate) const UNITS: &[(&str, &str, f64, f64)] = &[
     ("irrigation_l", "L/m²", 0.0, 800.0),
     ("days_to_harvest", "days", 40.0, 200.0),
     ("yield_t_ha", "t/ha", 0.5, 15.0),
+    // energy
+    ("floor_area_m2", "m²", 30.0, 20000.0),
+    ("occupants", "people", 1.0, 900.0),
+    ("heating_degree_days", "degree days", 0.0, 700.0),
+    ("outdoor_temp", "°C", -20.0, 38.0),
+    ("building_age", "years", 0.0, 150.0),
+    ("solar_kw", "kW", 0.0, 400.0),
+    ("max_demand_kw", "kW", 1.0, 2500.0),
+    ("appliances", "appliances", 1.0, 400.0),
+    ("window_share", "%", 5.0, 80.0),
+    ("insulation_cm", "cm", 0.0, 40.0),
+    ("tariff_rate", "EUR/kWh", 0.08, 0.6),
+    ("meter_faults", "faults", 0.0, 30.0),
+    ("monthly_kwh", "kWh", 50.0, 400000.0),
+    // insurance
+    ("policy_age_months", "months", 0.0, 360.0),
+    ("insured_age", "years", 18.0, 95.0),
+    ("premium", "EUR/year", 80.0, 6000.0),
+    ("deductible", "EUR", 0.0, 5000.0),
+    ("claim_amount", "EUR", 50.0, 250000.0),
+    ("prior_claims", "claims", 0.0, 25.0),
+    ("days_to_report", "days", 0.0, 365.0),
+    ("vehicle_value", "EUR", 500.0, 150000.0),
+    ("coverage_limit", "EUR", 5000.0, 2000000.0),
+    ("witnesses", "witnesses", 0.0, 25.0),
+    ("repair_estimate", "EUR", 0.0, 200000.0),
+    ("policy_holders", "people", 1.0, 30.0),
+    ("settled_amount", "EUR", 0.0, 250000.0),
 ];
+
+/// Lexicon columns whose values are whole numbers whatever the seed's
+/// column was: counts, ages in years, days, months, hours of the day,
+/// pressures in mmHg, steps.
+const WHOLE: &[&str] = &[
+    "age",
+    "systolic_bp",
+    "diastolic_bp",
+    "heart_rate",
+    "glucose",
+    "cholesterol",
+    "days_since_last_visit",
+    "steps_per_day",
+    "length_of_stay",
+    "items",
+    "customer_age",
+    "visits_last_month",
+    "days_since_signup",
+    "returns_last_year",
+    "loyalty_points",
+    "pages_viewed",
+    "open_connections",
+    "uptime_days",
+    "queue_depth",
+    "retries",
+    "deploys_last_week",
+    "resolution_minutes",
+    "stops",
+    "vehicle_age",
+    "departure_hour",
+    "arrival_delay",
+    "credit_lines",
+    "months_employed",
+    "applicant_age",
+    "late_payments",
+    "inquiries",
+    "term_months",
+    "seed_density",
+    "altitude_m",
+    "days_to_harvest",
+    "occupants",
+    "building_age",
+    "appliances",
+    "meter_faults",
+    "policy_age_months",
+    "insured_age",
+    "prior_claims",
+    "days_to_report",
+    "witnesses",
+    "policy_holders",
+];
+
+/// How a column's values are written: whole numbers, money to the cent,
+/// or four significant digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grain {
+    /// Whole numbers (counts, ages, days).
+    Whole,
+    /// Two decimals (an amount of money).
+    Cents,
+    /// Four significant digits.
+    Measured,
+}
+
+/// How the lexicon column `name` (or its base) is written.
+pub(crate) fn grain_of(name: &str) -> Grain {
+    let base = crate::lexicon::base_name(name);
+    if WHOLE.contains(&base) {
+        Grain::Whole
+    } else if unit_of(name).is_some_and(|(u, ..)| u == "EUR" || u == "EUR/year") {
+        Grain::Cents
+    } else {
+        Grain::Measured
+    }
+}
+
+/// Values of a unit column from the latent factor `z` (standard normal):
+/// the DNA's shape mapped into the range ([`into_range`]) unless that
+/// piles values up — a fifth of the rows or more on one value, as a
+/// discrete or zero-inflated seed column would give — in which case a
+/// smooth shape of the DNA's skew inside the range (never on its bounds)
+/// takes its place; then written at the column's grain. Both maps
+/// increase with `z`, so what the hidden rule reads is kept.
+pub(crate) fn realistic(
+    latent: &[f64],
+    shape: &sandmle_core::NumericShape,
+    name: &str,
+    (lo, hi): (f64, f64),
+) -> Vec<f64> {
+    let grain = grain_of(name);
+    let mut values: Vec<f64> =
+        latent.iter().map(|&z| crate::random::from_uniform(shape, crate::stats::normal_cdf(z))).collect();
+    into_range(&mut values, shape.min, shape.max, lo, hi, false);
+    if piled(&values) {
+        // The skew bends the shape, not so far that whole numbers pile on
+        // the smallest (`u^1.8` at most).
+        let power = libm::exp(0.3 * shape.skew.clamp(-2.0, 2.0));
+        values = latent
+            .iter()
+            .map(|&z| lo + (hi - lo) * (0.03 + 0.85 * libm::pow(crate::stats::normal_cdf(z), power)))
+            .collect();
+    }
+    for v in &mut values {
+        *v = match grain {
+            Grain::Whole => v.round().clamp(lo.ceil(), hi.floor()),
+            Grain::Cents => ((*v * 100.0).round() / 100.0).clamp(lo, hi),
+            Grain::Measured => round_sig(*v).clamp(lo, hi),
+        };
+    }
+    values
+}
+
+/// Whether a fifth of the values or more are one value.
+fn piled(values: &[f64]) -> bool {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let (mut run, mut longest) = (0usize, 0usize);
+    for (i, v) in sorted.iter().enumerate() {
+        run = if i > 0 && sorted[i - 1] == *v { run + 1 } else { 1 };
+        longest = longest.max(run);
+    }
+    !sorted.is_empty() && longest * 5 >= sorted.len()
+}
 
 /// The unit and plausible range of a lexicon column (qualified names like
 /// `peak_glucose` take their base's), if it has one.
@@ -175,6 +326,47 @@ mod tests {
                 assert!(lo < hi, "{n}");
             }
         }
+    }
+
+    /// A seed column that is 0 on most rows (or a 0/1 flag) gave most
+    /// synthesized rows the range's bound (`weight_kg == 40`, loans of
+    /// exactly 500 EUR); counts came out fractional (`items 15.323`).
+    #[test]
+    fn piled_seed_columns_spread_and_counts_are_whole() {
+        let flag = sandmle_core::NumericShape {
+            mean: 0.2,
+            sd: 0.4,
+            skew: 1.5,
+            min: 0.0,
+            max: 1.0,
+            quantiles: [0.0, 0.0, 0.0, 0.0, 1.0],
+            integer: true,
+            distinct: 2,
+        };
+        let latent: Vec<f64> = (0..1000).map(|i| (f64::from(i) - 499.5) / 200.0).collect();
+        for (name, (lo, hi)) in
+            [("weight_kg", (40.0, 160.0)), ("loan_amount", (500.0, 500000.0)), ("items", (1.0, 40.0))]
+        {
+            let v = realistic(&latent, &flag, name, (lo, hi));
+            let distinct = v.windows(2).filter(|w| w[0] != w[1]).count() + 1;
+            assert!(distinct >= 20, "{name}: {distinct} values");
+            assert!(name == "items" || !piled(&v), "{name}");
+            assert!(v.iter().all(|&x| x > lo && x < hi), "{name}: on a bound");
+            assert!(v.windows(2).all(|w| w[0] <= w[1]), "{name}: order kept");
+        }
+        let items = realistic(&latent, &flag, "items", (1.0, 40.0));
+        assert!(items.iter().all(|x| x.fract() == 0.0));
+        let loans = realistic(&latent, &flag, "loan_amount", (500.0, 500000.0));
+        assert!(loans.iter().all(|x| ((x * 100.0).round() - x * 100.0).abs() < 1e-6));
+    }
+
+    /// Past every qualifier a column is named `round_9_items`; it kept no
+    /// unit, so its values were the seed's raw (piled) numbers.
+    #[test]
+    fn round_numbered_names_keep_their_base_unit_and_grain() {
+        assert_eq!(unit_of("round_9_items").map(|u| u.0), Some("items"));
+        assert_eq!(grain_of("round_12_loan_amount"), Grain::Cents);
+        assert_eq!(unit_of("round_x_items"), None);
     }
 
     #[test]

@@ -59,9 +59,16 @@ fn every_seed_dna_yields_a_valid_environment_of_its_shape() {
         }
         // Numeric marginals keep their shape: the median's place between
         // the minimum and the maximum is the seed's (values are mapped into
-        // their column's unit range by an increasing affine map).
+        // their column's unit range by an increasing affine map). A seed
+        // column whose quantiles tie (a flag, a small count, mostly zeros)
+        // would pile rows on one value, and takes a smooth shape instead.
+        let smooth = |s: &sandmle_core::NumericShape| {
+            s.distinct >= 50 && s.quantiles.windows(2).all(|w| w[0] < w[1]) && s.min < s.quantiles[0]
+        };
         for (f, g) in dna.features.iter().zip(&micro.features) {
-            if let (FeatureDna::Numeric { shape: a, .. }, FeatureDna::Numeric { shape: b, .. }) = (f, g) {
+            if let (FeatureDna::Numeric { shape: a, .. }, FeatureDna::Numeric { shape: b, .. }) = (f, g)
+                && smooth(a)
+            {
                 let place = |s: &sandmle_core::NumericShape| {
                     if s.max > s.min { (s.quantiles[2] - s.min) / (s.max - s.min) } else { 0.5 }
                 };
