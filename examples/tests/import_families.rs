@@ -252,6 +252,47 @@ fn birds(dir: &Path) {
     write(&dir.join("prepared/private/answers.csv"), answers);
 }
 
+/// whale-categorization-playground: JPEGs of individuals, `train.csv`
+/// (`Image`, `Id`) over 25 whales and a dominant `new_whale`, MAP@5 over
+/// space-separated ranked ids; each whale's pictures share its colour, but
+/// for one in four.
+fn whales(dir: &Path) {
+    let public = dir.join("prepared/public");
+    let whale = |i: usize| if i % 5 < 2 { 0 } else { 1 + (i * 7) % 25 };
+    let name = |w: usize| if w == 0 { "new_whale".to_owned() } else { format!("w_{:07x}", w * 104729) };
+    // One picture in four shows another whale's colour (no model is
+    // perfect).
+    let picture = |i: usize, w: usize| {
+        let w = if i.is_multiple_of(4) { (w + 3) % 26 } else { w };
+        let (r, g, b) = ((w * 97 % 256) as u8, (w * 53 % 256) as u8, (w * 29 % 256) as u8);
+        let mut data = Vec::with_capacity(16 * 16 * 3);
+        for p in 0..256 {
+            let n = ((p * 31 + i * 17) % 23) as u8;
+            data.extend([r.saturating_add(n), g.saturating_add(n), b.saturating_add(n)]);
+        }
+        let mut out = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
+            .encode(&data, 16, 16, image::ExtendedColorType::Rgb8)
+            .unwrap();
+        out
+    };
+    let mut train = String::from("Image,Id\n");
+    for i in 0..400 {
+        write(&public.join(format!("train/{i:05x}.jpg")), picture(i, whale(i)));
+        train.push_str(&format!("{i:05x}.jpg,{}\n", name(whale(i))));
+    }
+    let (mut sample, mut answers) = (String::from("Image,Id\n"), String::from("Image,Id\n"));
+    let top: Vec<String> = (0..5).map(name).collect();
+    for i in 400..480 {
+        write(&public.join(format!("test/{i:05x}.jpg")), picture(i, whale(i)));
+        sample.push_str(&format!("{i:05x}.jpg,{}\n", top.join(" ")));
+        answers.push_str(&format!("{i:05x}.jpg,{}\n", name(whale(i))));
+    }
+    write(&public.join("train.csv"), train);
+    write(&public.join("sample_submission.csv"), sample);
+    write(&dir.join("prepared/private/answers.csv"), answers);
+}
+
 /// Imports, shrinks (every gate) and generates (one kept) a competition.
 fn round_trip(name: &str, stage: fn(&Path), metric: &str) {
     round_trip_with(name, stage, metric, &[]);
@@ -338,4 +379,9 @@ fn flattened_item_label_rows_over_wav_recordings() {
             "essential_data/rec_id2filename.txt",
         ],
     );
+}
+
+#[test]
+fn many_classes_ranked_by_map_at_5() {
+    round_trip_with("whale-categorization-playground", whales, "map_at_k", &["--k", "5"]);
 }

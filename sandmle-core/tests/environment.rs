@@ -303,12 +303,15 @@ fn rows_sharing_files_by_a_key_column_round_trip_and_are_checked() {
     env.train.push_column("group", key(env.train.n_rows())).unwrap();
     env.test.push_column("group", key(env.test.n_rows())).unwrap();
     env.grading.task.images.as_mut().unwrap().key_column = Some("group".into());
+    let e = env.validate().unwrap_err().to_string();
+    assert!(e.contains("the group column must be `group`"), "{e}");
+    env.grading.task.group_column = Some("group".into());
     let bytes = env.images.iter().next().map(|(_, b)| b.to_vec()).unwrap();
     let mut images = ImageSet::new();
     images.insert("0.png", bytes.clone()).unwrap();
     env.images = images.clone();
     let e = env.validate().unwrap_err().to_string();
-    assert!(e.contains("no image `images/1.png` for row `1`"), "{e}");
+    assert!(e.contains("no image `images/1.png` for group `1`"), "{e}");
     images.insert("1.png", bytes.clone()).unwrap();
     let mut extra = images.clone();
     extra.insert("2.png", bytes).unwrap();
@@ -326,5 +329,5 @@ fn rows_sharing_files_by_a_key_column_round_trip_and_are_checked() {
     let mut broken = back.clone();
     broken.test = broken.test.without(&["group".to_string()]);
     let e = broken.validate().unwrap_err().to_string();
-    assert!(e.contains("test.csv has no file key column `group`"), "{e}");
+    assert!(e.contains("group column `group` is not in both train.csv and test.csv"), "{e}");
 }

@@ -18,7 +18,6 @@ use crate::columns::layout;
 use crate::error::Result;
 use crate::files::Files;
 use crate::rows::{Index, MediaDirs, ext};
-use sandmle_core::csv::ReadOptions;
 use sandmle_core::{CellText, Column, Table};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -53,18 +52,27 @@ fn numbers(ids: &[String]) -> Option<Vec<u64>> {
 }
 
 /// The smallest power of ten `s` (10 to 10⁹) for which every test item
-/// `id / s` is an item of the labels file and holds the same residues
-/// `id % s` (at least two): the stride and those residues, the labels.
-fn stride(ids: &[u64], known: &ItemLabels) -> Option<(u64, Vec<u64>)> {
+/// `id / s` is an item of the labels file — marked `?` there when `strict`
+/// — and holds the same residues `id % s` (at least two): the stride and
+/// those residues, the labels.
+fn stride_where(ids: &[u64], known: &ItemLabels, strict: bool) -> Option<(u64, Vec<u64>)> {
     (1..=9).map(|k| 10u64.pow(k)).find_map(|s| {
         let mut groups: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
         for &id in ids {
             groups.entry(id / s).or_default().insert(id % s);
         }
         let first = groups.values().next()?.clone();
-        (first.len() >= 2 && groups.values().all(|g| *g == first) && groups.keys().all(|item| known.contains_key(item)))
+        let listed = |item: &u64| if strict { known.get(item) == Some(&None) } else { known.contains_key(item) };
+        (first.len() >= 2 && groups.values().all(|g| *g == first) && groups.keys().all(listed))
             .then(|| (s, first.into_iter().collect()))
     })
+}
+
+/// The stride: test items marked `?` first (a smaller power of ten whose
+/// items happen to be listed with labels does not win), else any listed
+/// (the caller then names the test item whose labels are given).
+fn stride(ids: &[u64], known: &ItemLabels) -> Option<(u64, Vec<u64>)> {
+    stride_where(ids, known, true).or_else(|| stride_where(ids, known, false))
 }
 
 /// Each item's labels (`None`: `?`, a test item), by item.
@@ -75,6 +83,7 @@ type ItemLabels = BTreeMap<u64, Option<Vec<u64>>>;
 fn read_labels(files: &Files, rel: &str) -> Result<(ItemLabels, Option<String>)> {
     let bytes = files.read(rel)?;
     let text = std::str::from_utf8(&bytes).map_err(|_| layout(files, rel, "UTF-8 text"))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut items = BTreeMap::new();
     let mut header = None;
     for (n, line) in text.lines().enumerate() {
@@ -113,21 +122,25 @@ fn read_labels(files: &Files, rel: &str) -> Result<(ItemLabels, Option<String>)>
     Ok((items, header))
 }
 
-/// Each item's file stem from a two-column table (item, file name).
+/// Each item's file stem from a two-column table (item, file name), read
+/// as text (`0010` stays `0010`); an item named twice is refused.
 fn read_names(files: &Files, rel: &str) -> Result<BTreeMap<u64, String>> {
     let bytes = files.read(rel)?;
-    let table = sandmle_core::csv::read_csv_bytes(&bytes, rel, &ReadOptions::default())?;
-    let [item, name] = table.names() else {
-        return Err(layout(files, rel, "two columns: the item id and its file's name"));
-    };
-    let (items, names) = (table.column(item)?, table.column(name)?);
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(&bytes);
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(bytes);
     let mut out = BTreeMap::new();
-    for r in 0..table.n_rows() {
-        let id = items.get_label(r).and_then(|i| i.trim().parse::<u64>().ok());
-        let (Some(id), Some(file)) = (id, names.get_label(r)) else {
-            return Err(layout(files, rel, format!("an item id and a file name on row {}", r + 1)));
-        };
-        out.insert(id, file.into_owned());
+    for (r, record) in reader.records().enumerate() {
+        let bad = || layout(files, rel, format!("an item id and a file name on row {}", r + 1));
+        let record = record.map_err(|_| bad())?;
+        let (Some(id), Some(name), 2) = (record.get(0), record.get(1), record.len()) else { return Err(bad()) };
+        let id = id.trim().parse::<u64>().map_err(|_| bad())?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(bad());
+        }
+        if out.insert(id, name.to_owned()).is_some() {
+            return Err(layout(files, rel, format!("one file name per item; item {id} has two")));
+        }
     }
     Ok(out)
 }
@@ -157,7 +170,7 @@ pub(crate) fn flatten(
         layout(
             files,
             sample_rel,
-            format!("ids `item × 10ᵏ + label`, every test item holding the same labels and listed in {labels_rel}"),
+            format!("ids `item × 10ᵏ + label`, every test item holding the same labels and marked `?` in {labels_rel}"),
         )
     })?;
     let label_set: BTreeSet<u64> = labels.iter().copied().collect();
@@ -191,7 +204,12 @@ pub(crate) fn flatten(
     if train_items.len().saturating_mul(labels.len()) > MAX_LABEL_ROWS {
         return Err(layout(files, labels_rel, format!("at most {MAX_LABEL_ROWS} (item, label) training rows")));
     }
-    let item_column = header.filter(|h| h != id_column && h != target && h != LABEL).unwrap_or_else(|| "item".into());
+    let free = |n: &str| n != id_column && n != target;
+    let label_column = [LABEL, "label_id", "label_index"].into_iter().find(|n| free(n)).unwrap_or("label_code");
+    let item_column = header
+        .filter(|h| free(h) && h != label_column)
+        .or_else(|| ["item", "item_id", "item_index"].into_iter().find(|n| free(n)).map(str::to_owned))
+        .unwrap_or_else(|| "item_code".into());
 
     // Training rows, items in order, then labels in order.
     let n = train_items.len() * labels.len();
@@ -199,7 +217,14 @@ pub(crate) fn flatten(
         (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
     for (item, has) in &train_items {
         for &label in &labels {
-            tid.push((item * stride + label).to_string());
+            let id = item.checked_mul(stride).and_then(|v| v.checked_add(label)).ok_or_else(|| {
+                layout(
+                    files,
+                    labels_rel,
+                    format!("item ids whose `item × {stride} + label` is a number; item {item} is too large"),
+                )
+            })?;
+            tid.push(id.to_string());
             titem.push(item.to_string());
             tlabel.push(label as f64);
             tval.push(if has.binary_search(&label).is_ok() { 1.0 } else { 0.0 });
@@ -208,13 +233,13 @@ pub(crate) fn flatten(
     let train = Table::from_columns([
         (id_column.to_owned(), text(tid)),
         (item_column.clone(), text(titem)),
-        (LABEL.to_owned(), Column::Numeric(tlabel)),
+        (label_column.to_owned(), Column::Numeric(tlabel)),
         (target.to_owned(), Column::Numeric(tval)),
     ])?;
     let test = Table::from_columns([
         (id_column.to_owned(), text(sample_ids.to_vec())),
         (item_column.clone(), text(ids.iter().map(|id| (id / stride).to_string()).collect())),
-        (LABEL.to_owned(), Column::Numeric(ids.iter().map(|id| (id % stride) as f64).collect())),
+        (label_column.to_owned(), Column::Numeric(ids.iter().map(|id| (id % stride) as f64).collect())),
     ])?;
 
     // Each item's file: by its name in the names table, or by the item.
@@ -235,8 +260,8 @@ pub(crate) fn flatten(
         let (rel, _) = index.find(files, &stem)?.ok_or_else(|| {
             layout(
                 files,
-                media.train.first().map_or("public", String::as_str),
-                format!("a file `{stem}.<ext>` for item {item} (looked in {})", media.train.join(", ")),
+                dirs.first().map_or("public", String::as_str),
+                format!("a file `{stem}.<ext>` for item {item} (looked in {})", dirs.join(", ")),
             )
         })?;
         let this = ext(crate::detect::base(&rel)).to_owned();

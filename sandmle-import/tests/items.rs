@@ -252,3 +252,43 @@ fn an_item_without_a_file_name_is_refused_by_name() {
     let e = import(&birds_options(&dir)).unwrap_err().to_string();
     assert!(e.contains("rec_id2filename.txt") && e.contains("item 9"), "{e}");
 }
+
+/// An item id past `u64::MAX / 100` overflowed `item * 100 + label`.
+#[test]
+fn an_item_id_too_large_to_flatten_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("birds");
+    birds(&dir, "rec_id,[labels]\n0,2\n1,?\n2,0\n3\n4,?\n18446744073709551615,1\n");
+    let e = import(&birds_options(&dir)).unwrap_err().to_string();
+    assert!(e.contains("rec_labels_test_hidden.txt") && e.contains("too large"), "{e}");
+}
+
+/// A byte-order mark before the labels file's first line hid its header
+/// (and, without a header, dropped item 0); file names of digits lost
+/// their leading zeros (`0010` read as the number 10).
+#[test]
+fn a_bom_and_file_names_of_digits_are_read_as_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("birds");
+    birds(&dir, "\u{feff}0,2\n1,?\n2,0\n3\n4,?\n5,1\n");
+    let ess = dir.join("prepared/public/essential_data");
+    let mut names = String::from("rec_id,filename\n");
+    for rec in 0..6 {
+        let wav = std::fs::read(ess.join(format!("src_wavs/PC{rec}_2009.wav"))).unwrap();
+        write(&ess.join(format!("src_wavs/{:04}.wav", rec * 10)), wav);
+        names.push_str(&format!("{rec},{:04}\n", rec * 10));
+    }
+    std::fs::remove_dir_all(ess.join("src_wavs")).unwrap();
+    for rec in 0..6 {
+        let samples: Vec<f32> = (0..800).map(|t| ((t * (rec + 1)) as f32 / 50.0).sin() * 0.3).collect();
+        write(&ess.join(format!("src_wavs/{:04}.wav", rec * 10)), sandmle_core::encode_wav(&samples, 8000).unwrap());
+    }
+    write(&ess.join("rec_id2filename.txt"), names);
+    let done = import(&birds_options(&dir)).unwrap();
+    let env = &done.environment;
+    // No header: the item column is `item`, and item 0 is a training item.
+    assert_eq!(env.task().group_column.as_deref(), Some("item"));
+    assert_eq!(env.train.column("item").unwrap().get_str(0).unwrap(), "0");
+    assert_eq!(env.train.n_rows(), 12);
+    assert_eq!(env.images.len(), 6);
+}

@@ -192,6 +192,7 @@ fn pixel_dna(env: &Environment) -> Result<sandmle_core::PixelDna> {
 /// level. Files that do not decode are skipped.
 fn audio_dna(env: &Environment, spec: &ImageSpec) -> Result<AudioDna> {
     let ids = env.train.column(spec.key(&env.task().id_column))?;
+    let mut seen = std::collections::BTreeSet::new();
     let mut rates: BTreeMap<u32, usize> = BTreeMap::new();
     let (mut seconds, mut levels) = (Vec::new(), Vec::new());
     for r in 0..ids.len() {
@@ -199,6 +200,10 @@ fn audio_dna(env: &Environment, spec: &ImageSpec) -> Result<AudioDna> {
             break;
         }
         let Some(id) = ids.get_str(r) else { continue };
+        // Rows sharing a file by a key column count it once.
+        if !seen.insert(id.to_string()) {
+            continue;
+        }
         let name = spec.file_name(&id);
         let Some(bytes) = env.images.get(&name) else { continue };
         let Ok(clip) = decode_audio(bytes, &name) else { continue };
@@ -230,6 +235,7 @@ const IMAGE_SAMPLE: usize = 2000;
 /// Files that are not readable PNGs are skipped.
 fn image_dna(env: &Environment, spec: &ImageSpec) -> Result<ImageDna> {
     let ids = env.train.column(spec.key(&env.task().id_column))?;
+    let mut seen = std::collections::BTreeSet::new();
     let (mut widths, mut heights) = (Vec::new(), Vec::new());
     let mut channels: BTreeMap<u8, usize> = BTreeMap::new();
     let (mut sum, mut sum_sq, mut count) = (0.0f64, 0.0f64, 0u64);
@@ -238,6 +244,10 @@ fn image_dna(env: &Environment, spec: &ImageSpec) -> Result<ImageDna> {
             break;
         }
         let Some(id) = ids.get_str(r) else { continue };
+        // Rows sharing a file by a key column count it once.
+        if !seen.insert(id.to_string()) {
+            continue;
+        }
         let name = spec.file_name(&id);
         let Some(bytes) = env.images.get(&name) else { continue };
         let Ok(px) = decode_image(bytes, &name) else { continue };

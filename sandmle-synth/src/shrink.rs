@@ -311,6 +311,9 @@ impl StratifiedShrinker {
                         let keys = t.column(key)?;
                         for r in 0..t.n_rows() {
                             let name = spec.file_name(&keys.get_str(r).unwrap_or_default());
+                            if images.get(&name).is_some() {
+                                continue;
+                            }
                             if let Some(bytes) = seed_env.images.get(&name) {
                                 images.insert(name, bytes.to_vec())?;
                             }

@@ -37,15 +37,16 @@ fn user_prompt(task: &Task, c: &EpisodeConfig) -> String {
 }
 
 /// The prompt's line for an image task's folder: what is in it and how a
-/// row's file is named.
+/// row's file is named (by its id, or by the key column rows share files
+/// by).
 fn image_line(images: &sandmle_core::ImageSpec, count: usize) -> String {
     let size = match (images.width, images.height, images.channels) {
         (Some(w), Some(h), Some(c)) => format!(", {w}x{h} pixels, {c} channel{}", if c == 1 { "" } else { "s" }),
         _ => String::new(),
     };
-    format!(
-        "- {dir}/ ({count} image files, one per row of train.csv and test.csv: {dir}/<id>{suffix}{size})\n",
-        dir = images.dir,
-        suffix = images.suffix,
-    )
+    let (what, key) = match &images.key_column {
+        Some(key) => (format!("files, one per `{key}` of train.csv and test.csv"), key.as_str()),
+        None => ("image files, one per row of train.csv and test.csv".to_owned(), "id"),
+    };
+    format!("- {dir}/ ({count} {what}: {dir}/<{key}>{suffix}{size})\n", dir = images.dir, suffix = images.suffix,)
 }

@@ -59,7 +59,7 @@ pub fn write_description(env: &Environment, plan: &TaskPlan, brief: &Brief) -> S
         };
         lines.push(format!(
             "- `{}`: one{size} image per row of `train.csv` and `test.csv`, named by the row's `{}`.",
-            images.public_path("<id>"),
+            images.public_path(&images.key_column.as_ref().map_or_else(|| "<id>".to_owned(), |k| format!("<{k}>"))),
             images.key(&task.id_column)
         ));
     }

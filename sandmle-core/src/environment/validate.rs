@@ -109,6 +109,15 @@ impl Environment {
             return Err(Error::InvalidEnvironment { reason: "image files given for a task without images".into() });
         };
         spec.check()?;
+        if let Some(key) = &spec.key_column
+            && self.task().group_column.as_ref() != Some(key)
+        {
+            // Rows sharing a file split between train and test would show
+            // the test rows' file with training labels.
+            return Err(Error::InvalidEnvironment {
+                reason: format!("rows sharing files by `{key}` must be one item: the group column must be `{key}`"),
+            });
+        }
         let keyed;
         let (train, test) = match &spec.key_column {
             None => (train, test),
@@ -122,10 +131,11 @@ impl Environment {
         let mut ids: Vec<&str> = train.iter().chain(test).flatten().map(AsRef::as_ref).collect();
         ids.sort_unstable();
         ids.dedup();
+        let whose = spec.key_column.as_deref().unwrap_or("row");
         for id in &ids {
             if self.images.get(&spec.file_name(id)).is_none() {
                 return Err(Error::InvalidEnvironment {
-                    reason: format!("no image `{}` for row `{id}`", spec.public_path(id)),
+                    reason: format!("no image `{}` for {whose} `{id}`", spec.public_path(id)),
                 });
             }
         }

@@ -201,7 +201,7 @@ fn label(
             (label_column(&labels, &classes, *numeric_labels), vec![name.to_owned()], record)
         }
         TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 => {
-            let target_shares = crate::sizes::file_task_shares(shares);
+            let target_shares = crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna));
             let k = target_shares.len();
             let rules: Vec<AudioRule> = (0..k).map(|_| AudioRule::draw(rng, true).fit(factors)).collect();
             let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy(r, rng)).collect();
@@ -246,8 +246,10 @@ pub(crate) fn realize_audio(synth: &DnaSynthesizer, plan: &TaskPlan, audio: &Aud
     let seed = plan.seed;
     let (rate, seconds) = clip_shape(audio);
     let shares = match dna.targets.first() {
-        Some(TargetDna::Classes { shares, .. }) if shares.len() > crate::sizes::MAX_FILE_CLASSES => {
-            crate::sizes::file_task_shares(shares)
+        Some(TargetDna::Classes { shares, .. })
+            if shares.len() > crate::sizes::MAX_FILE_CLASSES || crate::sizes::ranking(dna) =>
+        {
+            crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna))
         }
         Some(TargetDna::Classes { shares, .. }) => shares.clone(),
         _ => vec![],

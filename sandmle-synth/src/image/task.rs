@@ -140,7 +140,7 @@ fn looks_target(
     rng: &mut SeedRng,
 ) -> Labelled {
     let dna = &plan.dna;
-    let target_shares = crate::sizes::file_task_shares(shares);
+    let target_shares = crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna));
     let k = target_shares.len();
     let looks = draw_looks(k, rng);
     let swap = 0.05 + 0.3 * level.clamp(0.0, 1.0);
@@ -192,7 +192,7 @@ fn label_target(
             }
         }
         TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 => {
-            let target_shares = crate::sizes::file_task_shares(shares);
+            let target_shares = crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna));
             let k = target_shares.len();
             let rules: Vec<ImageRule> = (0..k).map(|_| fitted(ImageFamily::Mixed, rng)).collect();
             let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy(r, rng)).collect();
@@ -237,8 +237,10 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     let canvas = canvas_for(images);
     let form = dna.metric.submission_form(dna.kind);
     let shares = match dna.targets.first() {
-        Some(TargetDna::Classes { shares, .. }) if shares.len() > crate::sizes::MAX_FILE_CLASSES => {
-            crate::sizes::file_task_shares(shares)
+        Some(TargetDna::Classes { shares, .. })
+            if shares.len() > crate::sizes::MAX_FILE_CLASSES || crate::sizes::ranking(dna) =>
+        {
+            crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna))
         }
         Some(TargetDna::Classes { shares, .. }) => shares.clone(),
         _ => vec![],
