@@ -128,10 +128,15 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
 
     let media = rows::media_dirs(&files, &options.file_dirs)?;
     if let Some(labels) = &options.item_labels {
-        let flat = Flat { labels, sample: &found.sample, test_ids: &test_ids, prediction_columns: &prediction_columns };
+        let flat = Flat {
+            labels,
+            sample: &found.sample,
+            answers: &found.answers,
+            test_ids: &test_ids,
+            prediction_columns: &prediction_columns,
+        };
         let (spec, plan, train, test, images) =
             item_label_rows(options, &files, flat, media.as_ref(), (&id_column, metric, info))?;
-        let plan = ImportPlan { answers: found.answers.clone(), ..plan };
         return finish(Parts { options, found: &found, description, spec, plan, train, test, sample, answers, images });
     }
     if info.input == MetricInput::Values
@@ -397,6 +402,7 @@ pub fn import(options: &ImportOptions) -> Result<Imported> {
 struct Flat<'a> {
     labels: &'a str,
     sample: &'a str,
+    answers: &'a str,
     test_ids: &'a [String],
     prediction_columns: &'a [String],
 }
@@ -461,7 +467,7 @@ fn item_label_rows(
     };
     let plan = ImportPlan {
         sample_submission: flat.sample.to_owned(),
-        answers: String::new(),
+        answers: flat.answers.to_owned(),
         train: TrainSource::ItemLabels { labels, names, stride: rows.stride },
         test: TestSource::SampleIds,
         id_column: id_column.to_owned(),

@@ -14,11 +14,11 @@
 //! key naming each row's file ([`sandmle_core::ImageSpec::key_column`]),
 //! so one recording serves all of its rows.
 
-use crate::columns::layout;
+use crate::columns::{layout, text_column};
 use crate::error::Result;
 use crate::files::Files;
 use crate::rows::{Index, MediaDirs, ext};
-use sandmle_core::{CellText, Column, Table};
+use sandmle_core::{Column, Table};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most rows the (item, label) pairs may make in one split.
@@ -43,7 +43,7 @@ pub(crate) struct LabelRows {
 }
 
 /// The name of the label column.
-pub(crate) const LABEL: &str = "label";
+const LABEL: &str = "label";
 
 /// Sample ids as numbers; `None` unless every one is a non-negative
 /// integer.
@@ -145,10 +145,6 @@ fn read_names(files: &Files, rel: &str) -> Result<BTreeMap<u64, String>> {
     Ok(out)
 }
 
-fn text(values: Vec<String>) -> Column {
-    Column::Text(values.into_iter().map(|v| Some(CellText::from(v))).collect())
-}
-
 /// The flattened rows of a competition (see the module docs).
 ///
 /// # Errors
@@ -231,19 +227,19 @@ pub(crate) fn flatten(
         }
     }
     let train = Table::from_columns([
-        (id_column.to_owned(), text(tid)),
-        (item_column.clone(), text(titem)),
+        (id_column.to_owned(), text_column(&tid)),
+        (item_column.clone(), text_column(&titem)),
         (label_column.to_owned(), Column::Numeric(tlabel)),
         (target.to_owned(), Column::Numeric(tval)),
     ])?;
     let test = Table::from_columns([
-        (id_column.to_owned(), text(sample_ids.to_vec())),
-        (item_column.clone(), text(ids.iter().map(|id| (id / stride).to_string()).collect())),
+        (id_column.to_owned(), text_column(sample_ids)),
+        (item_column.clone(), text_column(&ids.iter().map(|id| (id / stride).to_string()).collect::<Vec<_>>())),
         (label_column.to_owned(), Column::Numeric(ids.iter().map(|id| (id % stride) as f64).collect())),
     ])?;
 
     // Each item's file: by its name in the names table, or by the item.
-    let names = names_rel.map(|rel| read_names(files, rel)).transpose()?;
+    let names = names_rel.map(|rel| read_names(files, rel).map(|n| (rel, n))).transpose()?;
     let dirs: Vec<String> =
         media.train.iter().chain(&media.test).cloned().collect::<BTreeSet<_>>().into_iter().collect();
     let index = Index::new(files, &dirs);
@@ -251,11 +247,11 @@ pub(crate) fn flatten(
     let mut suffix: Option<String> = None;
     let items = train_items.iter().map(|(i, _)| *i).chain(test_items.iter().copied());
     for item in items.collect::<BTreeSet<u64>>() {
-        let stem = match (&names, names_rel) {
-            (Some(names), Some(rel)) => {
+        let stem = match &names {
+            Some((rel, names)) => {
                 names.get(&item).cloned().ok_or_else(|| layout(files, rel, format!("a file name for item {item}")))?
             }
-            _ => item.to_string(),
+            None => item.to_string(),
         };
         let (rel, _) = index.find(files, &stem)?.ok_or_else(|| {
             layout(
