@@ -62,11 +62,10 @@ METRICS = {
     "invasive-species-monitoring": ["--metric", "roc_auc"],
 }
 EXPECTED_TO_FAIL = {"invasive-species-monitoring"}
-# Where the two programs differ by design: paddy's sample submission leaves
-# every label empty; grade.py counts an empty label as a wrong one, while
-# `sandmle evaluate` refuses a submission with missing values (and the
-# import fills the environment's sample with a constant valid label).
-KNOWN_DIFFERENCES = {("paddy-disease-classification", "sample_submission")}
+# Where the two programs differ by design (none today: paddy's sample
+# submission leaves every label empty, and the import sets the grading rule
+# that scores an empty label as a wrong one, as grade.py does).
+KNOWN_DIFFERENCES = set()
 
 
 def run(cmd):

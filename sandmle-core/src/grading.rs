@@ -183,6 +183,16 @@ pub struct SubmissionRules {
     /// up to about 1.1e-5; `None` turns the check off.
     #[serde(default = "default_sum_tolerance")]
     pub probability_sum_tolerance: Option<f64>,
+    /// Under a metric of class labels ([`crate::MetricInput::Labels`]): an
+    /// empty cell of a text label column is a prediction of no class, so
+    /// always a wrong one, rather than a missing value that makes the
+    /// submission invalid. MLE-bench's graders that fill missing labels
+    /// with `""` before scoring (paddy-disease-classification's) score it
+    /// so; `sandmle import` sets it when a competition's own sample
+    /// submission leaves its labels empty. Off by default, and not written
+    /// to `grading.json` when off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub empty_labels_are_wrong: bool,
 }
 
 fn default_sum_tolerance() -> Option<f64> {
@@ -191,7 +201,11 @@ fn default_sum_tolerance() -> Option<f64> {
 
 impl Default for SubmissionRules {
     fn default() -> Self {
-        SubmissionRules { allow_extra_columns: false, probability_sum_tolerance: default_sum_tolerance() }
+        SubmissionRules {
+            allow_extra_columns: false,
+            probability_sum_tolerance: default_sum_tolerance(),
+            empty_labels_are_wrong: false,
+        }
     }
 }
 

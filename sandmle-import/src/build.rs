@@ -520,19 +520,31 @@ fn finish(parts: Parts<'_>) -> Result<Imported> {
         let value = serde_json::to_value(&plan).map_err(|e| Error::Options { reason: e.to_string() })?;
         provenance.details.insert("import".into(), value);
     }
+    let mut grading = GradingSpec::new(spec);
+    grading.submission.empty_labels_are_wrong = empty_labels_are_wrong(&plan, &grading.task);
     let environment = Environment {
-        description: with_notes(description, &plan),
+        description: with_notes(description, &plan, grading.submission.empty_labels_are_wrong),
         train,
         test,
         sample_submission: sample,
         answers,
-        grading: GradingSpec::new(spec),
+        grading,
         leaderboard,
         provenance,
         images,
     };
     environment.validate()?;
     Ok(Imported { environment, plan })
+}
+
+/// Whether an empty label is a wrong prediction here: the competition's
+/// own sample submission left a label column empty under a metric of
+/// labels, so its grader takes an empty label as a prediction (MLE-bench's
+/// paddy-disease-classification scores its sample 0.0), not as an invalid
+/// submission.
+fn empty_labels_are_wrong(plan: &ImportPlan, task: &TaskSpec) -> bool {
+    !plan.sample_filled.is_empty()
+        && sandmle_core::metric_info(&task.metric.name).is_some_and(|i| i.input == sandmle_core::MetricInput::Labels)
 }
 
 /// Whether the competition was laid out as the project's own environments
@@ -566,7 +578,7 @@ fn description(files: &Files) -> Result<String> {
 
 /// What the agent must know that the competition's own description does
 /// not say: the columns the test lacks, where the rows' files now are.
-fn with_notes(description: String, plan: &ImportPlan) -> String {
+fn with_notes(description: String, plan: &ImportPlan, empty_labels_wrong: bool) -> String {
     let mut notes = Vec::new();
     if !plan.train_only_columns.is_empty() {
         let cols: Vec<String> = plan.train_only_columns.iter().map(|c| format!("`{c}`")).collect();
@@ -607,6 +619,9 @@ fn with_notes(description: String, plan: &ImportPlan) -> String {
             "The competition's sample submission left {} empty; here it holds one constant valid prediction.",
             cols.join(", ")
         ));
+    }
+    if empty_labels_wrong {
+        notes.push("An empty label in a submission counts as a wrong prediction, as the competition grades it.".into());
     }
     if notes.is_empty() {
         return description;

@@ -199,6 +199,44 @@ fn one_hot_classes_become_one_label_and_train_only_columns_are_named() {
     assert!(env.description.contains("lacks these columns of `train.csv`") && env.description.contains("`model_a`"));
 }
 
+/// `paddy-disease-classification`: the sample submission leaves every
+/// label empty and `grade.py` scores it 0.0. The environment's sample holds
+/// the most frequent training label, and the grading rule that scores an
+/// empty label as a wrong one is set (said in the description); under a
+/// metric of probabilities an empty template sets no such rule.
+#[test]
+fn an_empty_label_sample_makes_empty_labels_wrong_predictions() {
+    for (metric, rule) in [("accuracy", true), ("roc_auc", false)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("paddy");
+        let public = dir.join("prepared/public");
+        let label =
+            |i: usize| if metric == "accuracy" { ["blast", "hispa", "normal"][i % 3] } else { ["0", "1"][i % 2] };
+        let mut train = String::from("image_id,label,variety,age\n");
+        for i in 0..20 {
+            train.push_str(&format!("{i}.jpg,{},ADT45,{}\n", label(i % 5 % 3), 40 + i));
+        }
+        let mut test = String::from("image_id,variety,age\n");
+        let (mut sample, mut answers) = (String::from("image_id,label\n"), String::from("image_id,label\n"));
+        for i in 100..106 {
+            test.push_str(&format!("{i}.jpg,ADT45,{}\n", i - 40));
+            sample.push_str(&format!("{i}.jpg,\n"));
+            answers.push_str(&format!("{i}.jpg,{}\n", label(i)));
+        }
+        write(&public.join("train.csv"), train);
+        write(&public.join("test.csv"), test);
+        write(&public.join("sample_submission.csv"), sample);
+        write(&public.join("description.md"), "# Paddy\n");
+        write(&dir.join("prepared/private/answers.csv"), answers);
+        let done = import(&options(&dir, metric)).unwrap();
+        assert_eq!(done.plan.sample_filled, ["label"], "{metric}");
+        let env = &done.environment;
+        assert_eq!(env.grading.submission.empty_labels_are_wrong, rule, "{metric}");
+        assert_eq!(env.description.contains("An empty label in a submission counts as a wrong prediction"), rule);
+        assert_eq!(env.sample_submission.column("label").unwrap().missing_count(), 0, "{metric}");
+    }
+}
+
 /// Layouts the import cannot settle: one error naming the file or the
 /// option, and no environment.
 #[test]

@@ -55,7 +55,10 @@ pub fn validate_submission(spec: &GradingSpec, input: Input, answers: &Table, su
     if order.iter().enumerate().any(|(i, &r)| i != r) {
         prediction = prediction.take(&order).map_err(not_in_answers)?;
     }
-    check_values(spec, input, &prediction, &order)?;
+    check_values(spec, input, &prediction, Some(&truth), &order)?;
+    if empty_labels_wrong(spec, input) {
+        prediction = with_empty_labels(prediction, &truth).map_err(not_in_answers)?;
+    }
     Ok(Aligned { truth, prediction })
 }
 
@@ -100,7 +103,7 @@ pub(crate) fn read_aligned(
     let keyed = read.ok()??;
     let columns = task.prediction_columns.iter().cloned().zip(keyed.columns.into_iter().map(Column::Numeric));
     let prediction = Table::from_columns(columns).ok()?;
-    Some(check_values(spec, input, &prediction, &keyed.order).map(|()| prediction))
+    Some(check_values(spec, input, &prediction, None, &keyed.order).map(|()| prediction))
 }
 
 /// Places a submission's records among the answers' ids
@@ -195,17 +198,54 @@ fn align_by_strings(want: &[Option<Cow<'_, str>>], have: &[Option<Cow<'_, str>>]
     Ok(order)
 }
 
-/// Value checks on the aligned prediction; rows are reported as the
+/// Whether an empty text label is a wrong prediction rather than a missing
+/// value ([`sandmle_core::SubmissionRules::empty_labels_are_wrong`]).
+fn empty_labels_wrong(spec: &GradingSpec, input: Input) -> bool {
+    spec.submission.empty_labels_are_wrong && input == Input::Labels
+}
+
+/// The prediction with each empty cell of a label column read as the label
+/// `""`, which names no class of the answers (they hold no missing value),
+/// so it scores as a wrong prediction, as scikit-learn's metrics count
+/// labels filled with `""`. Only where the answers' labels are text: a
+/// numeric label column keeps its missing values, and scoring refuses them.
+fn with_empty_labels(prediction: Table, truth: &Table) -> sandmle_core::Result<Table> {
+    let mut out = Table::new();
+    for (name, col) in prediction.iter() {
+        let text_truth = !matches!(truth.column(name)?, Column::Numeric(_));
+        let col = if text_truth && col.missing_count() > 0 {
+            Column::Text(
+                (0..col.len()).map(|i| Some(CellText::from(col.get_label(i).unwrap_or_default().as_ref()))).collect(),
+            )
+        } else {
+            col.clone()
+        };
+        out.push_column(name, col)?;
+    }
+    Ok(out)
+}
+
+/// Value checks on the aligned prediction (`truth`, the answers' prediction
+/// columns, tells text labels from numbers); rows are reported as the
 /// submission's own 1-based data rows.
-fn check_values(spec: &GradingSpec, input: Input, prediction: &Table, order: &[usize]) -> Result<()> {
+fn check_values(
+    spec: &GradingSpec,
+    input: Input,
+    prediction: &Table,
+    truth: Option<&Table>,
+    order: &[usize],
+) -> Result<()> {
     let row_of = |i: usize| order[i] + 1;
+    let answers_are_text =
+        |name: &str| truth.and_then(|t| t.column(name).ok()).is_some_and(|c| !matches!(c, Column::Numeric(_)));
     let mut numeric: Vec<Cow<'_, [f64]>> = Vec::new();
     for (name, col) in prediction.iter() {
         // A numeric column's missing values are its NaNs, which the value
         // checks below find first, with the same error.
         let checked_below = input.numeric_prediction() && matches!(col, Column::Numeric(_));
-        // An empty field is the empty label set, not a missing value.
-        let empty_allowed = input == Input::LabelSets;
+        // An empty field is the empty label set, not a missing value; and
+        // under the rule that says so, an empty text label is a wrong one.
+        let empty_allowed = input == Input::LabelSets || (empty_labels_wrong(spec, input) && answers_are_text(name));
         if !checked_below
             && !empty_allowed
             && let Some(i) = (0..col.len()).find(|&i| col.is_missing(i))

@@ -273,3 +273,56 @@ fn an_empty_label_set_is_a_prediction_not_a_missing_value() {
     assert!(r.valid_submission, "{:?}", r.error);
     assert!((r.score_raw.unwrap() - 6.0 / 9.0).abs() < 1e-12, "{r:?}");
 }
+
+/// Five rows of text labels, as MLE-bench's paddy-disease-classification
+/// grades them.
+fn text_label_env(metric: &str) -> Environment {
+    let mut env = tiny_environment();
+    let ids = Column::text(["p1", "p2", "p3", "p4", "p5"].map(Some));
+    env.test = Table::from_columns([("id", ids.clone()), ("x", Column::Numeric(vec![0.0; 5]))]).unwrap();
+    let truth = Column::text(["blast", "brown_spot", "hispa", "blast", "normal"].map(Some));
+    env.answers = Table::from_columns([("id", ids.clone()), ("label", truth)]).unwrap();
+    env.sample_submission = env.answers.clone();
+    env.grading.task.prediction_columns = vec!["label".into()];
+    env.grading.task.metric = MetricSpec::named(metric);
+    env
+}
+
+/// Regression: paddy-disease-classification's sample submission leaves
+/// every label empty and MLE-bench's `grade.py` scores it 0.0 (labels
+/// filled with `""`), where a missing value used to make any submission
+/// invalid. Under `empty_labels_are_wrong` an empty label is a wrong
+/// prediction. The references are scikit-learn 1.5.2's
+/// `accuracy_score(t, p)` = 0.4 and `f1_score(t, p, average="macro")` = 0.3
+/// with `p = pd.Series(["blast", None, "hispa", None, "blast"]).fillna("")`.
+#[test]
+fn empty_labels_score_as_wrong_predictions_when_the_rules_say_so() {
+    let csv = "id,label\np1,blast\np2,\np3,hispa\np4,\np5,blast\n";
+    for (metric, expected) in [("accuracy", 0.4), ("f1_macro", 0.3)] {
+        let mut env = text_label_env(metric);
+        let e = score_err(&env, csv);
+        assert!(matches!(e, Error::MissingValue { row: 2, .. }), "{metric}: {e}");
+        env.grading.submission.empty_labels_are_wrong = true;
+        let s = StandardGrader.score(&env.grading_task(), &sub(csv)).unwrap();
+        assert!((s - expected).abs() < 1e-12, "{metric}: {s}");
+    }
+    // A submission of nothing but empty labels scores 0, as grade.py has it.
+    let mut env = text_label_env("accuracy");
+    env.grading.submission.empty_labels_are_wrong = true;
+    let s = StandardGrader.score(&env.grading_task(), &sub("id,label\np1,\np2,\np3,\np4,\np5,\n")).unwrap();
+    assert_eq!(s, 0.0);
+}
+
+/// The rule is written to `grading.json` only when on, so every other
+/// environment's file keeps its bytes.
+#[test]
+fn empty_labels_rule_is_not_written_when_off() {
+    let mut env = text_label_env("accuracy");
+    let off = serde_json::to_string(&env.grading).unwrap();
+    assert!(!off.contains("empty_labels_are_wrong"));
+    env.grading.submission.empty_labels_are_wrong = true;
+    let on = serde_json::to_string(&env.grading).unwrap();
+    assert!(on.contains("\"empty_labels_are_wrong\":true"));
+    let back: sandmle_core::GradingSpec = serde_json::from_str(&on).unwrap();
+    assert_eq!(back, env.grading);
+}

@@ -154,6 +154,7 @@ pub fn write_all(sources: &[Source], out: &Path) -> Result<serde_json::Value, Fa
             "metric": task.metric.name, "params": task.metric.params,
             "allow_extra_columns": env.grading.submission.allow_extra_columns,
             "probability_sum_tolerance": env.grading.submission.probability_sum_tolerance,
+            "empty_labels_are_wrong": env.grading.submission.empty_labels_are_wrong,
         });
         let spec_literal =
             serde_json::to_string(&spec.to_string()).map_err(|e| Failure::new(Kind::System, e.to_string()))?;

@@ -73,8 +73,15 @@ def _validate(submission, answers):
             _invalid(f"duplicate id {i!r}")
         order[at] = row
     prediction = submission[COLUMNS].iloc[order].reset_index(drop=True)
+    truth = answers[COLUMNS].reset_index(drop=True)
     for c in COLUMNS:
         col = prediction[c]
+        # An empty label is a wrong prediction where the rules say so (and
+        # the answers' labels are text), as grade.py fills labels with "".
+        if (SPEC.get("empty_labels_are_wrong") and METRIC in LABEL_METRICS - {"map_at_k", "label_set_f1_micro"}
+                and not pd.api.types.is_numeric_dtype(truth[c])):
+            prediction[c] = col.astype(object).where(col.notna(), "")
+            continue
         if col.isna().any() and METRIC != "label_set_f1_micro":  # an empty label set is a set
             _invalid(f"column {c!r}: missing value")
         if METRIC in LABEL_METRICS:
@@ -90,7 +97,7 @@ def _validate(submission, answers):
         sums = prediction[COLUMNS].sum(axis=1)
         if ((sums - 1.0).abs() > tolerance).any():
             _invalid("class probabilities must sum to 1")
-    return prediction, answers[COLUMNS].reset_index(drop=True)
+    return prediction, truth
 
 
 def _labels(truth, pred):
