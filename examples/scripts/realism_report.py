@@ -20,7 +20,11 @@ then, for every environment, reads its public files as a Kaggle practitioner wou
 - learnability: a plain scikit-learn RandomForest (100 trees, random_state 0, the Harbor export's
   reference solution with its model swapped) against the constant sample submission, both graded
   by `sandmle evaluate`; normalised gain = (forest - constant) / (perfect - constant), perfect 1
-  for higher-is-better metrics and 0 for lower-is-better ones; and the medal the forest takes.
+  for higher-is-better metrics and 0 for lower-is-better ones; and the medal the forest takes;
+- with --strong, the medal a stronger agent-style model takes (a stack of a 300-tree forest,
+  gradient boosting and a scaled linear model, combined by 5-fold cross-validation): gold should be
+  out of stock code's reach, not out of every model's;
+- whether the environment records its oracle (the hidden rule's score, `grading.json`'s `oracle`).
 
 Prints a markdown summary (and writes OUT/realism.json with every environment's figures).
 
@@ -62,13 +66,37 @@ def evaluate(sandmle, env, submission):
         return {}
 
 
-def forest_submission(task_dir, python):
-    """The Harbor reference solution with a plain RandomForest; the submission's path or None."""
+# A stronger, agent-style model: a stack of a forest, gradient boosting and a
+# scaled linear model, combined by 5-fold cross-validation (replaces the
+# solution's model_of).
+STACK = """
+def model_of(spec, classification):
+    from sklearn import ensemble, linear_model
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    forest = (ensemble.RandomForestClassifier if classification else ensemble.RandomForestRegressor)(
+        n_estimators=300, n_jobs=1, random_state=0)
+    boost = (ensemble.HistGradientBoostingClassifier if classification else ensemble.HistGradientBoostingRegressor)(
+        max_iter=200, learning_rate=0.05, random_state=0)
+    linear = make_pipeline(StandardScaler(), linear_model.LogisticRegression(max_iter=3000) if classification
+                           else linear_model.RidgeCV())
+    members = [("forest", forest), ("boost", boost), ("linear", linear)]
+    if classification:
+        return ensemble.StackingClassifier(members, cv=5)
+    return ensemble.StackingRegressor(members, cv=5)
+"""
+
+
+def forest_submission(task_dir, python, strong=False):
+    """The Harbor reference solution with a plain RandomForest (or, strong, the
+    stack above); the submission's path or None."""
     solve = (task_dir / "solution" / "solve.sh").read_text()
     body = solve.split("<<'SANDMLE_SOLVE'\n", 1)[1].split("\nSANDMLE_SOLVE", 1)[0]
     config = json.loads(json.loads(re.search(r"^CONFIG = json\.loads\((.*)\)$", body, re.M).group(1)))
     config["model"] = {"type": "random_forest", "n_trees": 100}
     body = re.sub(r"^CONFIG = json\.loads\(.*\)$", lambda _: "CONFIG = " + repr(config), body, count=1, flags=re.M)
+    if strong:
+        body = body.replace("\ndef image_features(", STACK + "\n\ndef image_features(", 1)
     work = Path(tempfile.mkdtemp(prefix="realism-"))
     for f in (task_dir / "environment" / "data").iterdir():
         (shutil.copytree if f.is_dir() else shutil.copy)(f, work / f.name)
@@ -82,7 +110,7 @@ def column_units(description):
     return dict(re.findall(r"^- `([^`]+)`: number, in (.+)$", description, re.M))
 
 
-def figures(env, task_dir, sandmle, python):
+def figures(env, task_dir, sandmle, python, strong=False):
     pre = env / "prepared"
     grading = json.loads((pre / "private" / "grading.json").read_text())
     task = grading["task"]
@@ -133,6 +161,14 @@ def figures(env, task_dir, sandmle, python):
     row["forest_medal"] = forest.get("medal")
     if sub is None:
         row["forest_error"] = err
+    if strong:
+        sub, work, err = forest_submission(task_dir, python, strong=True)
+        stack = evaluate(sandmle, env, sub) if sub else {}
+        shutil.rmtree(work, ignore_errors=True)
+        row["stack"], row["stack_medal"] = stack.get("score"), stack.get("medal")
+        if sub is None:
+            row["stack_error"] = err
+    row["oracle"] = grading.get("oracle")
     perfect = 1.0 if higher else 0.0
     if constant is not None and row["forest"] is not None and perfect != constant:
         row["gain"] = (row["forest"] - constant) / (perfect - constant)
@@ -142,6 +178,18 @@ def figures(env, task_dir, sandmle, python):
 def jaccard(a, b):
     a, b = set(a), set(b)
     return len(a & b) / max(len(a | b), 1)
+
+
+def stack_figures(rows):
+    """The stack's medal and gold shares over the environments it ran on (--strong)."""
+    ran = [r for r in rows if "stack" in r]
+    if not ran:
+        return {}
+    return {
+        "stack_measured": len(ran),
+        "stack_medal_share": sum(bool(r.get("stack_medal")) for r in ran) / len(ran),
+        "stack_gold_share": sum(r.get("stack_medal") == "gold" for r in ran) / len(ran),
+    }
 
 
 def summary(rows):
@@ -174,6 +222,8 @@ def summary(rows):
         "near_duplicate_pairs": dups,
         "forest_medal_share": len(medals) / n if n else None,
         "forest_gold_share": sum(r["forest_medal"] == "gold" for r in medals) / n if n else None,
+        "oracle_recorded_share": sum(r.get("oracle") is not None for r in rows) / n if n else None,
+        **stack_figures(rows),
     }
 
 
@@ -185,6 +235,8 @@ def main():
     p.add_argument("--per-seed", type=int, default=10)
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--python", default=sys.executable)
+    p.add_argument("--strong", action="store_true",
+                   help="also grade a stack of forest, gradient boosting and a linear model (is gold reachable?)")
     a = p.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     envs = a.envs or a.out / "envs"
@@ -201,7 +253,7 @@ def main():
     rows = []
     dirs = sorted(d for d in envs.iterdir() if (d / "prepared").is_dir())
     for k, env in enumerate(dirs):
-        rows.append(figures(env, harbor / env.name, a.sandmle, a.python))
+        rows.append(figures(env, harbor / env.name, a.sandmle, a.python, a.strong))
         print(f"\r{k + 1}/{len(dirs)} {env.name:40s}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     s = summary(rows)

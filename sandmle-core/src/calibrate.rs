@@ -7,10 +7,9 @@ use crate::environment::Environment;
 use crate::error::Result;
 use crate::ports::{BaselinePanel, GateResult, Grader, Verifier};
 
-/// Calibrates `env` in place and verifies it: checks that it can be graded
-/// at all ([`Grader::check`]), runs the baseline `panel` for its reference
-/// leaderboard, derives the medal thresholds from it with `grader`, stores
-/// both in the environment, then runs `verifier`'s gates.
+/// Calibrates `env` in place and verifies it: [`set_thresholds`] (the
+/// baseline `panel`'s reference leaderboard, the oracle's score, the medal
+/// thresholds), then `verifier`'s gates.
 ///
 /// Whether the environment is worth keeping is the gates' verdict: a
 /// candidate is kept when every returned gate passed.
@@ -29,15 +28,21 @@ pub fn calibrate(
 }
 
 /// The first half of [`calibrate`]: checks that `env` can be graded, runs
-/// the panel and stores its leaderboard and the medal thresholds derived
-/// from it. The ML Developer's step; the gates come later.
+/// the panel, grades the oracle prediction the synthesizer recorded
+/// ([`crate::grade_oracle`]) and stores the panel's leaderboard and the
+/// medal thresholds ([`crate::reference_thresholds`]: the ladder under the
+/// oracle when there is one, MLE-bench's rule on the panel otherwise). The
+/// ML Developer's step; the gates come later.
 ///
 /// # Errors
 /// As [`calibrate`].
 pub fn set_thresholds(env: &mut Environment, panel: &dyn BaselinePanel, grader: &dyn Grader) -> Result<()> {
     grader.check(&env.grading_task())?;
     let leaderboard = panel.leaderboard(env, grader)?;
-    env.grading.thresholds = Some(grader.thresholds(&leaderboard)?);
+    let oracle = crate::oracle::grade_oracle(env, grader)?;
+    let direction = env.grading.task.direction;
+    env.grading.thresholds =
+        Some(crate::ladder::reference_thresholds(&leaderboard, oracle.as_ref(), direction, grader)?);
     env.leaderboard = Some(leaderboard);
     Ok(())
 }

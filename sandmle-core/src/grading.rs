@@ -221,6 +221,12 @@ pub struct GradingSpec {
     pub submission: SubmissionRules,
     /// Medal thresholds, once a reference leaderboard exists.
     pub thresholds: Option<Thresholds>,
+    /// The oracle's score and its standard error, for an environment that
+    /// knows the rule behind its labels (a synthesized one): the ceiling
+    /// its medal ladder sits under ([`crate::ladder`],
+    /// [`crate::grade_oracle`]). Not written when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracle: Option<crate::ladder::Oracle>,
     /// The reference leaderboard's path relative to `private/`, if any.
     pub leaderboard: Option<String>,
     /// sha256 of every other file of the environment, by path relative to
@@ -238,6 +244,7 @@ impl GradingSpec {
             task,
             submission: SubmissionRules::default(),
             thresholds: None,
+            oracle: None,
             leaderboard: None,
             files: BTreeMap::new(),
         }

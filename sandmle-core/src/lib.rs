@@ -17,8 +17,9 @@
 //!   MLE-bench competitions.
 //! - The ports: [`Metric`], [`Grader`], [`Executor`], [`BaselinePanel`],
 //!   [`Shrinker`], [`Synthesizer`], [`Verifier`], [`ChatModel`].
-//! - [`calibrate`]: panel, leaderboard, thresholds and gates, through the
-//!   ports alone.
+//! - [`calibrate`]: panel, leaderboard, oracle, thresholds and gates,
+//!   through the ports alone; [`ladder`]: medal thresholds between the
+//!   stock baselines and the oracle, spaced as real leaderboards are.
 //! - The [metric catalogue](METRICS): every metric's direction, input,
 //!   family and parameters, in one place.
 //! - [`read_regular`], [`write_atomic`], [`check_output_file`]: bounded
@@ -60,7 +61,9 @@ mod fsutil;
 mod grading;
 mod id_index;
 mod images;
+mod ladder;
 mod message;
+mod oracle;
 pub mod pixel_rows;
 mod plan;
 mod png_io;
@@ -101,7 +104,9 @@ pub use id_index::{IdIndex, IdIndexError};
 pub use images::{
     EncodedImage, ImageDna, ImageSet, ImageSpec, MAX_IMAGE_BYTES, MAX_IMAGES, is_plain_name, parse_manifest,
 };
+pub use ladder::{LADDER_BRONZE, LADDER_GOLD, LADDER_SILVER, LADDER_TOP_SHARE, Oracle, ladder, reference_thresholds};
 pub use message::{QUOTE_CHARS, bounded, one_line};
+pub use oracle::{ORACLE_DETAIL, OraclePrediction, OracleRecord, SE_DRAWS, grade_oracle};
 pub use pixel_rows::PixelDna;
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};
 pub use png_io::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE, Pixels, decode_png, encode_png};

@@ -5,8 +5,8 @@
 //! |---|---|
 //! | `schema` | the tables agree with the task, and train and test share their feature columns (the task's train-only columns aside), numeric in both or in neither |
 //! | `sample_submission` | the sample submission grades as valid |
-//! | `thresholds_recorded` | `grading.json`'s thresholds — the ones `evaluate` grades with — equal the thresholds recomputed from the reference leaderboard, so a hand-edited (say inverted) set cannot pass |
-//! | `thresholds_ordered` | gold is strictly better than silver, silver than bronze, bronze than the median; for an imported competition's real leaderboard ([`sandmle_core::Provenance::has_real_leaderboard`]) at least as good, as MLE-bench's medal rule may tie them |
+//! | `thresholds_recorded` | `grading.json`'s thresholds — the ones `evaluate` grades with — equal the thresholds recomputed from the reference leaderboard (and the oracle's ladder, [`sandmle_core::reference_thresholds`]), so a hand-edited (say inverted) set cannot pass |
+//! | `thresholds_ordered` | gold is strictly better than silver, silver than bronze, bronze than the median; for an imported competition's real leaderboard ([`sandmle_core::Provenance::has_real_leaderboard`]) at least as good, as MLE-bench's medal rule may tie them; under an oracle's ladder ([`sandmle_core::ladder`]) gold is strictly short of the oracle |
 //! | `gold_beats_sample` | gold is strictly better than the sample submission's score |
 //! | `solvable` | the best baseline beats the sample (constant) submission by at least `solvable_margin` of the sample's score (an absolute 0.05 when that score is 0) |
 //! | `not_saturated` | the sample submission does not reach bronze |
@@ -148,7 +148,11 @@ impl GateVerifier {
     pub fn run_only(&self, env: &Environment, gates: &[Gate]) -> Result<Vec<GateResult>> {
         let sample = self.grader.grade(&env.grading_task(), &env.sample_submission)?;
         let recomputed = match &env.leaderboard {
-            Some(lb) => self.grader.thresholds(lb).map_err(|e| e.to_string()),
+            Some(lb) => {
+                let oracle = env.grading.oracle.as_ref();
+                sandmle_core::reference_thresholds(lb, oracle, env.task().direction, self.grader.as_ref())
+                    .map_err(|e| e.to_string())
+            }
             None => Err("the environment has no reference leaderboard".to_owned()),
         };
         let ctx = Context {
@@ -178,19 +182,34 @@ impl GateVerifier {
             Gate::ThresholdsOrdered => match &ctx.recorded {
                 // An imported competition's leaderboard is a real one: MLE-bench's
                 // medal rule may tie its thresholds there. A generated
-                // leaderboard must order them strictly.
-                Some(t) => result(
-                    gate,
-                    if ctx.env.provenance.has_real_leaderboard() { t.ordered() } else { t.strictly_ordered() },
-                    &[
+                // leaderboard must order them strictly, and under an oracle's
+                // ladder keep gold short of the oracle.
+                Some(t) => {
+                    let ordered =
+                        if ctx.env.provenance.has_real_leaderboard() { t.ordered() } else { t.strictly_ordered() };
+                    let oracle = ctx.env.grading.oracle;
+                    let under_oracle = oracle.is_none_or(|o| t.direction().better(o.score, t.gold));
+                    let mut figures = vec![
                         ("gold", t.gold),
                         ("silver", t.silver),
                         ("bronze", t.bronze),
                         ("median", t.median),
                         ("teams", t.num_teams as f64),
-                    ],
-                    format!("{} baselines on the leaderboard", t.num_teams),
-                ),
+                    ];
+                    let mut detail = format!("{} baselines on the leaderboard", t.num_teams);
+                    if let Some(o) = oracle {
+                        figures.push(("oracle", o.score));
+                        figures.push(("standard_error", o.standard_error.unwrap_or(f64::NAN)));
+                        if !under_oracle {
+                            detail = format!(
+                                "gold {} is not short of the oracle's {}: steps of at least the standard error \
+                                 leave no room below it",
+                                t.gold, o.score
+                            );
+                        }
+                    }
+                    result(gate, ordered && under_oracle, &figures, detail)
+                }
                 None => result(gate, false, &[], "grading.json has no thresholds"),
             },
             Gate::GoldBeatsSample => match &ctx.recorded {

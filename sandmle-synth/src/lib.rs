@@ -68,6 +68,7 @@ mod labelled;
 mod lexicon;
 pub mod micro_classes;
 mod mutations;
+mod oracle;
 pub mod pages;
 mod random;
 mod rule;

@@ -50,6 +50,7 @@ use crate::features::{apply_missingness, feature_plan, generate_features};
 use crate::labelled::tables;
 use crate::lexicon::{DOMAINS, Domain, names};
 use crate::mutations::DrawMutations;
+use crate::oracle::{TargetTruth, Truth};
 use crate::random::{from_uniform, gaussian, shuffle};
 use crate::rule::{FAMILIES, Family, Rule, binary_labels, multiclass_labels};
 use crate::sizes::test_rows_for;
@@ -68,7 +69,10 @@ use std::collections::{BTreeSet, HashSet};
 /// the domains; numeric columns and value targets are mapped into their
 /// lexicon units' ranges; repeated names are qualified, not numbered; text
 /// is made of the domain's real words and signal phrases.
-pub const SYNTH_VERSION: &str = "5";
+///
+/// 6: every synthesized environment records its oracle (the hidden rule's
+/// prediction, [`sandmle_core::ORACLE_DETAIL`]) for calibration to grade.
+pub const SYNTH_VERSION: &str = "6";
 
 /// The synthesizer.
 #[derive(Debug, Clone, Copy)]
@@ -244,7 +248,7 @@ impl DnaSynthesizer {
             });
         }
         let kept: Vec<usize> = (0..n_train).chain(test_rows).collect();
-        let (train, test, _) = split_with_fresh_ids(&all, &kept, n_train, seed)?;
+        let (train, test, ids) = split_with_fresh_ids(&all, &kept, n_train, seed)?;
         let task = TaskSpec {
             id: format!("{}-synth", plan.seed_task),
             modality: dna.modality,
@@ -268,6 +272,9 @@ impl DnaSynthesizer {
         let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
         provenance.dna = Some(dna.clone());
         provenance.hidden_rule = Some(targets.record);
+        let rows = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
+        let oracle = crate::oracle::oracle_record(&task, &targets.truths, &rows, t.answers.column(&task.id_column)?)?;
+        record_oracle(&mut provenance, &oracle)?;
         crate::synthesize::finish_synthesized(task, t, description, provenance, plan, sandmle_core::ImageSet::new())
     }
 }
@@ -318,6 +325,14 @@ pub(crate) fn finish_synthesized(
     };
     env.validate()?;
     Ok(env)
+}
+
+/// Records the oracle in the provenance's details
+/// ([`sandmle_core::ORACLE_DETAIL`]), where calibration grades it.
+pub(crate) fn record_oracle(provenance: &mut Provenance, oracle: &sandmle_core::OracleRecord) -> Result<()> {
+    let value = serde_json::to_value(oracle).map_err(|e| Error::BadPlan { reason: e.to_string() })?;
+    provenance.details.insert(sandmle_core::ORACLE_DETAIL.into(), value);
+    Ok(())
 }
 
 /// Keeps the rows `kept` of `all` (the first `n_train` of them training
@@ -450,6 +465,7 @@ fn name_features(
 /// The generated targets and the record of their rules.
 struct Targets {
     columns: Vec<(String, Column)>,
+    truths: Vec<crate::oracle::TargetTruth>,
     record: serde_json::Value,
     target_columns: Vec<String>,
     prediction_columns: Vec<String>,
@@ -489,16 +505,25 @@ impl Labeller<'_> {
         let mut columns = Vec::new();
         let mut records = Vec::new();
         let mut prediction_columns = Vec::new();
+        let mut truths = Vec::new();
         for (t, name) in dna.targets.iter().zip(&target_names) {
-            let noisy_scores = |rule: &Rule, rng: &mut SeedRng| -> Vec<f64> {
-                rule.scores(signal, n).into_iter().map(|s| s + noise_sd * gaussian(rng)).collect()
+            // The rule's noise-free scores and the noisy ones the labels
+            // come from.
+            let scored = |rule: &Rule, rng: &mut SeedRng| -> (Vec<f64>, Vec<f64>) {
+                let clean = rule.scores(signal, n);
+                let noisy = clean.iter().map(|s| s + noise_sd * gaussian(rng)).collect();
+                (clean, noisy)
             };
+            let truth =
+                |truth: Truth, classes: Vec<String>, numeric: bool| TargetTruth { truth, noise_sd, classes, numeric };
             match t {
                 TargetDna::Classes { shares, numeric_labels } if shares.len() == 2 => {
                     let rule = Rule::draw(family, signal.len(), rng);
                     let share = (shares[1] * imbalance).clamp(0.02, 0.98);
-                    let (labels, cut) = binary_labels(&noisy_scores(&rule, rng), share);
+                    let (clean, noisy) = scored(&rule, rng);
+                    let (labels, cut) = binary_labels(&noisy, share);
                     let classes = classes_for(plan, 2, *numeric_labels);
+                    truths.push(truth(Truth::Cut { score: clean, cut }, classes.clone(), *numeric_labels));
                     records.push(json!({"column": name, "rule": rule_record(&rule), "noise_sd": noise_sd, "positive_share": share, "cut": cut}));
                     columns.push((name.clone(), label_column(&labels, &classes, *numeric_labels)));
                     prediction_columns.push(name.clone());
@@ -506,12 +531,14 @@ impl Labeller<'_> {
                 TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 => {
                     let k = shares.len().min(20);
                     let rules: Vec<Rule> = (0..k).map(|_| Rule::draw(family, signal.len(), rng)).collect();
-                    let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy_scores(r, rng)).collect();
+                    let (clean, scores): (Vec<Vec<f64>>, Vec<Vec<f64>>) = rules.iter().map(|r| scored(r, rng)).unzip();
                     let mut target_shares: Vec<f64> = shares[..k].to_vec();
                     let total: f64 = target_shares.iter().sum();
                     target_shares.iter_mut().for_each(|s| *s /= total);
                     let (labels, offsets) = multiclass_labels(&scores, &target_shares);
                     let classes = classes_for(plan, k, *numeric_labels);
+                    let argmax = Truth::Argmax { scores: clean, offsets: offsets.clone() };
+                    truths.push(truth(argmax, classes.clone(), *numeric_labels));
                     records.push(json!({"column": name, "rules": rules.iter().map(&rule_record).collect::<Vec<_>>(), "noise_sd": noise_sd, "offsets": offsets}));
                     columns.push((name.clone(), label_column(&labels, &classes, *numeric_labels)));
                     if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
@@ -525,7 +552,7 @@ impl Labeller<'_> {
                 }
                 TargetDna::Continuous { shape } => {
                     let rule = Rule::draw(family, signal.len(), rng);
-                    let noisy = noisy_scores(&rule, rng);
+                    let (clean, noisy) = scored(&rule, rng);
                     // Map the noisy score's ranks onto the DNA's target
                     // distribution: order kept, marginal matched.
                     let ranks = crate::stats::ranks(&noisy);
@@ -535,12 +562,20 @@ impl Labeller<'_> {
                         crate::units::into_range(&mut values, shape.min, shape.max, lo, hi, shape.integer);
                     }
                     records.push(json!({"column": name, "rule": rule_record(&rule), "noise_sd": noise_sd, "marginal": "dna quantiles"}));
+                    let monotone = Truth::Monotone { score: clean, noisy, values: values.clone() };
+                    truths.push(truth(monotone, vec![], true));
                     columns.push((name.clone(), Column::Numeric(values)));
                     prediction_columns.push(name.clone());
                 }
             }
         }
-        Ok(Targets { columns, record: json!({ "targets": records }), target_columns: target_names, prediction_columns })
+        Ok(Targets {
+            columns,
+            truths,
+            record: json!({ "targets": records }),
+            target_columns: target_names,
+            prediction_columns,
+        })
     }
 }
 

@@ -7,6 +7,7 @@ use crate::describe::evaluation;
 use crate::error::{Error, Result};
 use crate::labelled::tables;
 use crate::mutations::DrawMutations;
+use crate::oracle::{TargetTruth, Truth};
 use crate::random::{from_uniform, gaussian};
 use crate::rule::{binary_labels, multiclass_labels};
 use crate::sizes::test_rows_for;
@@ -186,27 +187,35 @@ fn label(
     factors: &[AudioFactors],
     noise_sd: f64,
     rng: &mut SeedRng,
-) -> Result<(Column, Vec<String>, serde_json::Value)> {
+) -> Result<(Column, Vec<String>, serde_json::Value, TargetTruth)> {
     let mixed = plan.rule_family == "audio_mixed";
-    let noisy = |rule: &AudioRule, rng: &mut SeedRng| -> Vec<f64> {
-        factors.iter().map(|f| rule.score(f) + noise_sd * gaussian(rng)).collect()
+    // The rule's noise-free scores and the noisy ones the labels come from.
+    let scored = |rule: &AudioRule, rng: &mut SeedRng| -> (Vec<f64>, Vec<f64>) {
+        let clean: Vec<f64> = factors.iter().map(|f| rule.score(f)).collect();
+        let noisy = clean.iter().map(|s| s + noise_sd * gaussian(rng)).collect();
+        (clean, noisy)
     };
+    let truth = |truth: Truth, classes: Vec<String>, numeric: bool| TargetTruth { truth, noise_sd, classes, numeric };
     Ok(match target {
         TargetDna::Classes { shares, numeric_labels } if shares.len() == 2 => {
             let rule = AudioRule::draw(rng, mixed).fit(factors);
             let share = (shares[1] * plan.mutations.imbalance).clamp(0.02, 0.98);
-            let (labels, cut) = binary_labels(&noisy(&rule, rng), share);
+            let (clean, noisy) = scored(&rule, rng);
+            let (labels, cut) = binary_labels(&noisy, share);
             let classes = classes_for(plan, 2, *numeric_labels);
             let record = json!({"column": name, "rule": rule, "noise_sd": noise_sd, "cut": cut});
-            (label_column(&labels, &classes, *numeric_labels), vec![name.to_owned()], record)
+            let truth = truth(Truth::Cut { score: clean, cut }, classes.clone(), *numeric_labels);
+            (label_column(&labels, &classes, *numeric_labels), vec![name.to_owned()], record, truth)
         }
         TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 => {
             let target_shares = crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna));
             let k = target_shares.len();
             let rules: Vec<AudioRule> = (0..k).map(|_| AudioRule::draw(rng, true).fit(factors)).collect();
-            let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy(r, rng)).collect();
+            let (clean, scores): (Vec<Vec<f64>>, Vec<Vec<f64>>) = rules.iter().map(|r| scored(r, rng)).unzip();
             let (labels, offsets) = multiclass_labels(&scores, &target_shares);
             let classes = classes_for(plan, k, *numeric_labels);
+            let truth =
+                truth(Truth::Argmax { scores: clean, offsets: offsets.clone() }, classes.clone(), *numeric_labels);
             let dna = &plan.dna;
             let predictions = if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
                 classes.clone()
@@ -214,20 +223,23 @@ fn label(
                 vec![name.to_owned()]
             };
             let record = json!({"column": name, "rules": rules, "noise_sd": noise_sd, "offsets": offsets});
-            (label_column(&labels, &classes, *numeric_labels), predictions, record)
+            (label_column(&labels, &classes, *numeric_labels), predictions, record, truth)
         }
         TargetDna::Classes { .. } => {
             return Err(Error::Unsupported { reason: format!("target `{name}` has fewer than two classes") });
         }
         TargetDna::Continuous { shape } => {
             let rule = AudioRule::draw(rng, mixed).fit(factors);
-            let ranks = crate::stats::ranks(&noisy(&rule, rng));
+            let (clean, noisy) = scored(&rule, rng);
+            let ranks = crate::stats::ranks(&noisy);
             let n = factors.len() as f64;
             let values: Vec<f64> = ranks.iter().map(|r| from_uniform(shape, (r - 0.5) / n)).collect();
+            let truth = truth(Truth::Monotone { score: clean, noisy, values: values.clone() }, vec![], true);
             (
                 Column::Numeric(values),
                 vec![name.to_owned()],
                 json!({"column": name, "rule": rule, "noise_sd": noise_sd}),
+                truth,
             )
         }
     })
@@ -262,11 +274,12 @@ pub(crate) fn realize_audio(synth: &DnaSynthesizer, plan: &TaskPlan, audio: &Aud
     let mut rng = rng_for(seed, "audio-rule");
     let mut all = Table::new();
     all.push_column("id", Column::Text(vec![None; n]))?;
-    let (mut records, mut prediction_columns) = (Vec::new(), Vec::new());
+    let (mut records, mut prediction_columns, mut truths) = (Vec::new(), Vec::new(), Vec::new());
     for (t, name) in dna.targets.iter().zip(&plan.targets) {
-        let (column, predictions, record) = label(plan, t, name, &factors, level, &mut rng)?;
+        let (column, predictions, record, truth) = label(plan, t, name, &factors, level, &mut rng)?;
         all.push_column(name.clone(), column)?;
         records.push(record);
+        truths.push(truth);
         prediction_columns.extend(predictions);
     }
     // Every clip from its own stream, encoded in row order.
@@ -319,6 +332,9 @@ pub(crate) fn realize_audio(synth: &DnaSynthesizer, plan: &TaskPlan, audio: &Aud
         .collect();
     let fields: Vec<&str> = std::iter::once("id").chain(AUDIO_FACTOR_FIELDS).collect();
     provenance.details.insert("audio_factors".into(), json!({"fields": fields, "rows": factor_rows}));
+    let order = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
+    let oracle = crate::oracle::oracle_record(&task, &truths, &order, t.answers.column(&task.id_column)?)?;
+    crate::synthesize::record_oracle(&mut provenance, &oracle)?;
     crate::synthesize::finish_synthesized(task, t, description, provenance, plan, set)
 }
 

@@ -42,14 +42,15 @@ pub fn draw_looks(k: usize, rng: &mut SeedRng) -> Vec<Look> {
 /// the rows in random order) and dresses each row's factors in its class's
 /// look (shapes of a radius at least 9 % of the side, the background's
 /// spread around its mean cut to a fifth); a `swap` share of rows shows
-/// another class's look instead (the label noise). Returns the labels.
+/// another class's look instead (the label noise). Returns the labels and
+/// the class whose look each row shows.
 pub fn label_by_looks(
     factors: &mut [ImageFactors],
     looks: &[Look],
     shares: &[f64],
     swap: f64,
     rng: &mut SeedRng,
-) -> Vec<usize> {
+) -> (Vec<usize>, Vec<usize>) {
     let n = factors.len();
     let k = looks.len().min(shares.len());
     let total: f64 = shares[..k].iter().sum::<f64>().max(f64::MIN_POSITIVE);
@@ -65,6 +66,7 @@ pub fn label_by_looks(
     let centre = (factors.iter().map(|f| f64::from(f.background)).sum::<f64>() / n.max(1) as f64).round() as i16;
     let mut labels: Vec<usize> = quota.iter().enumerate().flat_map(|(c, &q)| std::iter::repeat_n(c, q)).collect();
     shuffle(&mut labels, rng);
+    let mut shown_classes = Vec::with_capacity(n);
     for (f, &label) in factors.iter_mut().zip(&labels) {
         let shown = if k > 1 && rng.random_range(0.0..1.0) < swap {
             let other = rng.random_range(0..k - 1);
@@ -72,6 +74,7 @@ pub fn label_by_looks(
         } else {
             label
         };
+        shown_classes.push(shown);
         let look = looks[shown];
         f.shape = look.shape;
         f.hue = (look.hue + 360 + rng.random_range(0..25u16) - 12) % 360;
@@ -80,5 +83,5 @@ pub fn label_by_looks(
         f.size = f.size.max(9);
         f.background = (centre + (i16::from(f.background) - centre) / 5).clamp(0, 255) as u8;
     }
-    labels
+    (labels, shown_classes)
 }

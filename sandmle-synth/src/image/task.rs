@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::labelled::tables;
 use crate::lexicon::{DOMAINS, names};
 use crate::mutations::DrawMutations;
+use crate::oracle::{TargetTruth, Truth};
 use crate::random::{from_uniform, gaussian};
 use crate::rule::{binary_labels, multiclass_labels};
 use crate::sizes::test_rows_for;
@@ -125,6 +126,7 @@ struct Labelled {
     column: Column,
     prediction_columns: Vec<String>,
     record: serde_json::Value,
+    truth: TargetTruth,
 }
 
 /// Labels a many-class target by looks ([`super::prototypes`]): each
@@ -144,8 +146,30 @@ fn looks_target(
     let k = target_shares.len();
     let looks = draw_looks(k, rng);
     let swap = 0.05 + 0.3 * level.clamp(0.0, 1.0);
-    let labels = label_by_looks(factors, &looks, &target_shares, swap, rng);
+    let (labels, shown) = label_by_looks(factors, &looks, &target_shares, swap, rng);
     let classes = classes_for(plan, k, numeric_labels);
+    // An image shows its class's look but for a swap share, which shows
+    // one of the others at random: the class given the look shown.
+    let probabilities = shown
+        .iter()
+        .map(|&shown| {
+            let mut p: Vec<f64> = (0..k)
+                .map(|c| {
+                    let seen = if c == shown { 1.0 - swap } else { swap / (k - 1).max(1) as f64 };
+                    target_shares[c] * seen
+                })
+                .collect();
+            let total: f64 = p.iter().sum();
+            p.iter_mut().for_each(|x| *x /= total.max(f64::MIN_POSITIVE));
+            p
+        })
+        .collect();
+    let truth = TargetTruth {
+        truth: Truth::Posterior { probabilities },
+        noise_sd: 0.0,
+        classes: classes.clone(),
+        numeric: numeric_labels,
+    };
     let prediction_columns = if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
         classes.clone()
     } else {
@@ -156,6 +180,7 @@ fn looks_target(
         prediction_columns,
         record: json!({"column": name, "looks": looks, "swap_share": swap,
             "label": "the class whose look (shape, hue, stripes) the image shows; a swap share shows another's"}),
+        truth,
     }
 }
 
@@ -175,16 +200,22 @@ fn label_target(
         rule.fit(factors);
         rule
     };
-    let noisy = |rule: &ImageRule, rng: &mut SeedRng| -> Vec<f64> {
-        factors.iter().map(|f| rule.score(f) + noise_sd * gaussian(rng)).collect()
+    // The rule's noise-free scores and the noisy ones the labels come from.
+    let scored = |rule: &ImageRule, rng: &mut SeedRng| -> (Vec<f64>, Vec<f64>) {
+        let clean: Vec<f64> = factors.iter().map(|f| rule.score(f)).collect();
+        let noisy = clean.iter().map(|s| s + noise_sd * gaussian(rng)).collect();
+        (clean, noisy)
     };
+    let truth = |truth: Truth, classes: Vec<String>, numeric: bool| TargetTruth { truth, noise_sd, classes, numeric };
     Ok(match target {
         TargetDna::Classes { shares, numeric_labels } if shares.len() == 2 => {
             let rule = fitted(family, rng);
             let share = (shares[1] * plan.mutations.imbalance).clamp(0.02, 0.98);
-            let (labels, cut) = binary_labels(&noisy(&rule, rng), share);
+            let (clean, noisy) = scored(&rule, rng);
+            let (labels, cut) = binary_labels(&noisy, share);
             let classes = classes_for(plan, 2, *numeric_labels);
             Labelled {
+                truth: truth(Truth::Cut { score: clean, cut }, classes.clone(), *numeric_labels),
                 column: label_column(&labels, &classes, *numeric_labels),
                 prediction_columns: vec![name.to_owned()],
                 record: json!({"column": name, "rule": rule, "noise_sd": noise_sd, "positive_share": share, "cut": cut,
@@ -195,15 +226,18 @@ fn label_target(
             let target_shares = crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna));
             let k = target_shares.len();
             let rules: Vec<ImageRule> = (0..k).map(|_| fitted(ImageFamily::Mixed, rng)).collect();
-            let scores: Vec<Vec<f64>> = rules.iter().map(|r| noisy(r, rng)).collect();
+            let (clean, scores): (Vec<Vec<f64>>, Vec<Vec<f64>>) = rules.iter().map(|r| scored(r, rng)).unzip();
             let (labels, offsets) = multiclass_labels(&scores, &target_shares);
             let classes = classes_for(plan, k, *numeric_labels);
+            let argmax =
+                truth(Truth::Argmax { scores: clean, offsets: offsets.clone() }, classes.clone(), *numeric_labels);
             let prediction_columns = if dna.metric.submission_form(dna.kind) == SubmissionForm::ClassProbabilities {
                 classes.clone()
             } else {
                 vec![name.to_owned()]
             };
             Labelled {
+                truth: argmax,
                 column: label_column(&labels, &classes, *numeric_labels),
                 prediction_columns,
                 record: json!({"column": name, "rules": rules, "noise_sd": noise_sd, "offsets": offsets,
@@ -215,10 +249,12 @@ fn label_target(
         }
         TargetDna::Continuous { shape } => {
             let rule = fitted(family, rng);
-            let ranks = crate::stats::ranks(&noisy(&rule, rng));
+            let (clean, noisy) = scored(&rule, rng);
+            let ranks = crate::stats::ranks(&noisy);
             let n = factors.len() as f64;
             let values: Vec<f64> = ranks.iter().map(|r| from_uniform(shape, (r - 0.5) / n)).collect();
             Labelled {
+                truth: truth(Truth::Monotone { score: clean, noisy, values: values.clone() }, vec![], true),
                 column: Column::Numeric(values),
                 prediction_columns: vec![name.to_owned()],
                 record: json!({"column": name, "rule": rule, "noise_sd": noise_sd, "marginal": "dna quantiles"}),
@@ -257,7 +293,7 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     let mut rng = rng_for(seed, "image-rule");
     let mut all = Table::new();
     all.push_column("id", Column::Text(vec![None; n]))?;
-    let (mut records, mut prediction_columns) = (Vec::new(), Vec::new());
+    let (mut records, mut prediction_columns, mut truths) = (Vec::new(), Vec::new(), Vec::new());
     for (i, (t, name)) in dna.targets.iter().zip(&plan.targets).enumerate() {
         let l = match t {
             // Many classes: each a look the images show (the first target;
@@ -269,6 +305,7 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         };
         all.push_column(name.clone(), l.column)?;
         records.push(l.record);
+        truths.push(l.truth);
         prediction_columns.extend(l.prediction_columns);
     }
     // Every row's image from its own stream, collected in row order.
@@ -333,6 +370,9 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         .collect();
     let fields: Vec<&str> = std::iter::once("id").chain(FACTOR_FIELDS).collect();
     provenance.details.insert("image_factors".into(), json!({"fields": fields, "rows": rows}));
+    let order = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
+    let oracle = crate::oracle::oracle_record(&task, &truths, &order, t.answers.column(&task.id_column)?)?;
+    crate::synthesize::record_oracle(&mut provenance, &oracle)?;
     crate::synthesize::finish_synthesized(task, t, description, provenance, plan, set)
 }
 

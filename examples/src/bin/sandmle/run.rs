@@ -173,7 +173,15 @@ pub fn panel(a: &PanelArgs, g: &Globals) -> Result<ExitCode, Failure> {
     if report.leaderboard.entries.is_empty() {
         return Err(Failure::broken("no baseline produced a valid submission"));
     }
-    let thresholds = StandardGrader.thresholds(&report.leaderboard)?;
+    // Under the oracle's ladder when the environment knows its oracle, as
+    // calibration placed them.
+    let direction = env.task().direction;
+    let thresholds = sandmle_core::reference_thresholds(
+        &report.leaderboard,
+        env.grading.oracle.as_ref(),
+        direction,
+        &StandardGrader,
+    )?;
     if g.json {
         print_json(&json!({"panel": to_json(&report)?, "thresholds": thresholds}));
     } else {
