@@ -76,6 +76,19 @@ async fn tasks_list_splits_and_difficulty_and_reveal_no_answers() {
     assert_eq!(reply["data"]["observation"]["info"]["task_id"], task["task_id"]);
     let reply = ask(&mut ws, json!({"type": "reset", "data": {"split": other, "tools": ["pipeline"]}})).await;
     assert_eq!(code_of(&reply), "VALIDATION_ERROR");
+    // And from a difficulty band (the seed's is 1); a band not 1 to 5 is refused.
+    let (_, one) = get(&server, "/tasks?band=1").await;
+    assert_eq!(one["num_tasks"], 1);
+    let (_, three) = get(&server, "/tasks?band=3").await;
+    assert_eq!(three["num_tasks"], 0);
+    assert_eq!(get(&server, "/tasks?band=9").await.0, 422);
+    let reply =
+        ask(&mut ws, json!({"type": "reset", "data": {"band": 1, "split": split, "tools": ["pipeline"]}})).await;
+    assert_eq!(reply["data"]["observation"]["info"]["task_id"], task["task_id"], "{reply}");
+    for band in [3, 7] {
+        let reply = ask(&mut ws, json!({"type": "reset", "data": {"band": band, "tools": ["pipeline"]}})).await;
+        assert_eq!(code_of(&reply), "VALIDATION_ERROR", "band {band}: {reply}");
+    }
     server.shutdown().await;
 }
 

@@ -92,14 +92,18 @@ def ws_url(base_url: str) -> str:
     return "ws://" + url + "/ws"
 
 
-def list_tasks(base_url: str, *, split: Optional[str] = None, timeout_s: float = 30.0) -> List[Dict[str, Any]]:
+def list_tasks(
+    base_url: str, *, split: Optional[str] = None, band: Optional[int] = None, timeout_s: float = 30.0
+) -> List[Dict[str, Any]]:
     """The server's environments, from ``GET /tasks``: one dict per task with
-    at least ``task_id`` (and ``name``, ``split`` where the server knows
-    them). ``split`` keeps the tasks of that split only. A server without
+    at least ``task_id`` (and ``name``, ``split``, ``difficulty`` where the
+    server knows them). ``split`` keeps the tasks of that split only,
+    ``band`` those of that difficulty band (1 to 5). A server without
     ``GET /tasks`` raises ``LookupError``: pass task ids yourself."""
     url = http_url(base_url) + "/tasks"
-    if split is not None:
-        url += "?" + urllib.parse.urlencode({"split": split})
+    query = {k: v for k, v in (("split", split), ("band", band)) if v is not None}
+    if query:
+        url += "?" + urllib.parse.urlencode(query)
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as response:
             body = json.load(response)
@@ -112,6 +116,8 @@ def list_tasks(base_url: str, *, split: Optional[str] = None, timeout_s: float =
         raise ValueError(f"{url}: expected {{'tasks': [...]}}, got {str(body)[:200]}")
     if split is not None:
         tasks = [t for t in tasks if t.get("split") == split]
+    if band is not None:
+        tasks = [t for t in tasks if (t.get("difficulty") or {}).get("band") == band]
     return tasks
 
 

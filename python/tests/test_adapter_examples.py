@@ -134,13 +134,13 @@ def test_episode_reward_reads_components_then_the_breakdown():
     assert episode_reward([{}, {}], [0.1, None]) == (0.1, {})
 
 
-def test_list_tasks_reads_get_tasks_and_passes_the_split():
+def test_list_tasks_reads_get_tasks_and_passes_the_split_and_band():
     """``GET /tasks`` as the server documents it, from a stand-in server."""
     import http.server
     import threading
 
-    tasks = [{"task_id": "wine-1", "name": "wine", "split": "train"},
-             {"task_id": "oj-2", "name": "oj", "split": "test"}]
+    tasks = [{"task_id": "wine-1", "name": "wine", "split": "train", "difficulty": {"value": 0.1, "band": 1}},
+             {"task_id": "oj-2", "name": "oj", "split": "test", "difficulty": {"value": 0.5, "band": 3}}]
     asked = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -166,6 +166,8 @@ def test_list_tasks_reads_get_tasks_and_passes_the_split():
         url = f"http://127.0.0.1:{httpd.server_port}"
         assert list_tasks(url) == tasks
         assert list_tasks(url.replace("http://", "ws://") + "/ws", split="test") == tasks[1:]
-        assert asked == ["/tasks", "/tasks?split=test"]
+        assert list_tasks(url, band=3) == tasks[1:]
+        assert list_tasks(url, split="train", band=3) == []
+        assert asked == ["/tasks", "/tasks?split=test", "/tasks?band=3", "/tasks?split=train&band=3"]
     finally:
         httpd.shutdown()

@@ -217,13 +217,25 @@ impl Catalog {
     }
 
     /// The environment named by `task_id` (content id or directory name),
-    /// or else the `draw`-th (modulo the count) of `split`'s or of all.
-    fn pick(&self, task_id: Option<&str>, split: Option<&str>, draw: u64) -> Result<&Task, WireError> {
+    /// or else the `draw`-th (modulo the count) of those in `split` and of
+    /// difficulty band `band` (`bands`: each task's, in catalogue order),
+    /// or of all.
+    fn pick(
+        &self,
+        task_id: Option<&str>,
+        split: Option<&str>,
+        band: Option<u8>,
+        bands: &[Option<u8>],
+        draw: u64,
+    ) -> Result<&Task, WireError> {
         let invalid = |m: String| WireError::new(ErrorCode::ValidationError, m);
         if let Some(s) = split
             && !tasks::SPLITS.contains(&s)
         {
             return Err(invalid(format!("split: one of {}", tasks::SPLITS.join(", "))));
+        }
+        if band.is_some_and(|b| !(1..=5).contains(&b)) {
+            return Err(invalid("band: one of 1, 2, 3, 4, 5".into()));
         }
         match task_id {
             Some(id) => self
@@ -236,14 +248,23 @@ impl Catalog {
                 let pool: Vec<&Task> = self
                     .tasks
                     .iter()
-                    .map(|(_, t)| t)
-                    .filter(|t| split.is_none_or(|s| tasks::split_of(t.id()) == s))
+                    .enumerate()
+                    .filter(|(_, (_, t))| split.is_none_or(|s| tasks::split_of(t.id()) == s))
+                    .filter(|(i, _)| band.is_none_or(|b| bands.get(*i).copied().flatten() == Some(b)))
+                    .map(|(_, (_, t))| t)
                     .collect();
                 let n = pool.len() as u64;
                 let i = usize::try_from(draw % n.max(1)).unwrap_or(0);
-                pool.get(i)
-                    .copied()
-                    .ok_or_else(|| invalid(format!("split `{}`: no environment in it", split.unwrap_or(""))))
+                pool.get(i).copied().ok_or_else(|| {
+                    let mut what = Vec::new();
+                    if let Some(s) = split {
+                        what.push(format!("split `{s}`"));
+                    }
+                    if let Some(b) = band {
+                        what.push(format!("band {b}"));
+                    }
+                    invalid(format!("{}: no environment in it", what.join(" and ")))
+                })
             }
         }
     }
@@ -285,7 +306,8 @@ impl Shared {
             Some(seed) => mix(seed),
             None => self.next_draw.fetch_add(1, Ordering::Relaxed),
         };
-        let task = self.catalog.pick(opts.task_id.as_deref(), opts.split.as_deref(), draw)?.clone();
+        let bands: Vec<Option<u8>> = self.difficulty.iter().map(|d| d.map(|d| d.band)).collect();
+        let task = self.catalog.pick(opts.task_id.as_deref(), opts.split.as_deref(), opts.band, &bands, draw)?.clone();
         let checked = opts.episode.check(self.config.step_timeout).map_err(wire)?;
         let (codec, reward, config) = (checked.codec, checked.reward, checked.config);
         Ok(Settings { task, codec, reward, config })

@@ -93,6 +93,11 @@ pub struct ResetOptions {
     /// `validation` or `test`; see `GET /tasks`).
     #[serde(default)]
     pub split: Option<String>,
+    /// Without `task_id`: draw the environment from this difficulty band
+    /// (1, easiest for stock baselines, to 5; see `GET /tasks`), within
+    /// `split` when both are given.
+    #[serde(default)]
+    pub band: Option<u8>,
     /// The episode's options: `codec`, `reward`, `reward_mode`,
     /// `max_turns`, `step_timeout_s`, `episode_time_s`, `tools`, `graded`.
     #[serde(flatten)]

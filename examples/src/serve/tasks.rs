@@ -17,7 +17,9 @@
 //! across servers, catalogues and releases: the first four bytes of
 //! `sha256(task_id)`, read as a big-endian number, modulo 100 — below 80
 //! `train`, below 90 `validation`, else `test`. `GET /tasks?split=train`
-//! lists one split, and the reset option `split` draws a task from it.
+//! lists one split, and the reset option `split` draws a task from it;
+//! `GET /tasks?band=3` and the reset option `band` do the same for a
+//! difficulty band.
 //!
 //! **Difficulty** (`{"value", "band"}`) is how hard the task is for stock
 //! baselines: what the environment records, else measured when the server
@@ -71,6 +73,13 @@ fn split_in(query: Option<&str>) -> Option<&str> {
     query?.split('&').find_map(|pair| pair.strip_prefix("split="))
 }
 
+/// The `band` of `GET /tasks`'s query string, if it names one: `Some(Err)`
+/// for one that is not 1 to 5.
+fn band_in(query: Option<&str>) -> Option<Result<u8, ()>> {
+    let b = query?.split('&').find_map(|pair| pair.strip_prefix("band="))?;
+    Some(b.parse::<u8>().ok().filter(|b| (1..=5).contains(b)).ok_or(()))
+}
+
 pub(super) async fn http_tasks(State(shared): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Response {
     let split = split_in(query.as_deref());
     if let Some(split) = split
@@ -82,12 +91,24 @@ pub(super) async fn http_tasks(State(shared): State<Arc<Shared>>, RawQuery(query
         );
         return super::http::http_error(&e);
     }
+    let band = match band_in(query.as_deref()) {
+        Some(Err(())) => {
+            let e = super::protocol::WireError::new(
+                super::protocol::ErrorCode::ValidationError,
+                "band: one of 1, 2, 3, 4, 5",
+            );
+            return super::http::http_error(&e);
+        }
+        Some(Ok(b)) => Some(b),
+        None => None,
+    };
     let tasks: Vec<Value> = shared
         .catalog
         .tasks
         .iter()
         .zip(&shared.difficulty)
         .filter(|((_, t), _)| split.is_none_or(|s| s == split_of(t.id())))
+        .filter(|(_, d)| band.is_none_or(|b| d.is_some_and(|d| d.band == b)))
         .map(|((name, t), d)| entry(name, t, d.as_ref()))
         .collect();
     axum::Json(json!({"num_tasks": tasks.len(), "tasks": tasks})).into_response()

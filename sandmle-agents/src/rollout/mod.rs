@@ -8,10 +8,12 @@
 //! [`rollout_group`].
 
 mod advantage;
+mod curriculum;
 mod policies;
 mod stdlib_python;
 
 pub use advantage::{Estimator, GRPO_EPSILON, GroupAdvantages, StdKind, advantages, advantages_with};
+pub use curriculum::FrontierSampler;
 pub use policies::{ContextBudget, LlmPolicy, PanelPolicy, ScriptedPolicy};
 pub use stdlib_python::{StdlibPythonPolicy, stdlib_program};
 
