@@ -119,12 +119,55 @@ print(json.dumps({"lint_rc": lint.returncode, "lint": lint.stdout, "loaded": loa
 """
 
 
+def speech_environment(tmp_path, sandmle_bin, envs):
+    """A tensorflow-speech-like competition of WAV clips labelled by folder,
+    imported and shrunk into ``envs/speech`` (an audio task for Harbor)."""
+    import math
+    import wave
+
+    comp = tmp_path / "speech-competition"
+    public = comp / "prepared" / "public"
+
+    def clip(path, i):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pitch = 220.0 * 4.0 ** (((i * 37 + 11) % 101) / 101.0)
+        frames = b"".join(int(0.3 * 32767 * math.sin(t * pitch * 2 * math.pi / 8000)).to_bytes(2, "little", signed=True)
+                          for t in range(2000))
+        with wave.open(str(path), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(8000)
+            w.writeframes(frames)
+
+    word = lambda i: "yes" if (((i * 37 + 11) % 101) / 101.0 > 0.5) != (i % 7 == 0) else "no"  # noqa: E731
+    for i in range(120):
+        clip(public / "train" / "audio" / word(i) / f"{i:04d}_nohash_0.wav", i)
+    sample, answers = ["fname,label"], ["fname,label"]
+    for i in range(120, 160):
+        clip(public / "test" / "audio" / f"clip_{i:04d}.wav", i)
+        sample.append(f"clip_{i:04d}.wav,no")
+        answers.append(f"clip_{i:04d}.wav,{word(i)}")
+    (public / "sample_submission.csv").write_text("\n".join(sample) + "\n")
+    (public / "description.md").write_text("# Speech\n")
+    (comp / "prepared" / "private").mkdir(parents=True)
+    (comp / "prepared" / "private" / "answers.csv").write_text("\n".join(answers) + "\n")
+    imported, micro = tmp_path / "speech-env", tmp_path / "speech-micro"
+    for args in (["import", "--competition", str(comp), "--metric", "accuracy", "--out", str(imported)],
+                 ["shrink", "--seed-env", str(imported), "--seed", "1", "--out", str(micro)]):
+        done = subprocess.run([str(sandmle_bin), "--json", *args], capture_output=True, text=True, timeout=GUARD_S)
+        assert done.returncode == 0, (args[0], done.stdout[-500:], done.stderr[-500:])
+    [env] = [d for d in micro.iterdir() if (d / "prepared").is_dir()]
+    shutil.copytree(env, envs / "speech")
+
+
 def test_harbor_lints_and_loads_every_exported_task_and_its_solution_earns_its_reward(tmp_path, sandmle_bin):
     py = harbor_python()
     envs = tmp_path / "envs"
     envs.mkdir()
     for seed in ("wine", "digits_png", "diabetes"):
         shutil.copytree(REPO / "examples" / "seeds" / seed, envs / seed)
+    # Regression: the reference solution read every row's file as an image.
+    speech_environment(tmp_path, sandmle_bin, envs)
     out = tmp_path / "harbor"
     done = subprocess.run([str(sandmle_bin), "--json", "export", "--format", "harbor", "--envs", str(envs),
                            "--out", str(out)], capture_output=True, text=True, timeout=GUARD_S)
@@ -133,8 +176,9 @@ def test_harbor_lints_and_loads_every_exported_task_and_its_solution_earns_its_r
     assert check.returncode == 0, check.stderr
     report = json.loads(check.stdout)
     assert report["lint_rc"] == 0 and json.loads(report["lint"] or "[]") == [], report["lint"]
-    assert report["loaded"] == {"wine": "separate", "digits_png": "separate", "diabetes": "separate"}
-    for task in ("wine", "digits_png", "diabetes"):
+    assert report["loaded"] == {"wine": "separate", "digits_png": "separate", "diabetes": "separate",
+                                "speech": "separate"}
+    for task in ("wine", "digits_png", "diabetes", "speech"):
         root = out / task
         # The agent's image holds no answers.
         image = {p.name for p in (root / "environment").rglob("*")}

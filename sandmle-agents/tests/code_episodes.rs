@@ -145,6 +145,104 @@ fn stdlib_python_completes_a_sandboxed_code_episode_with_a_valid_submission() {
     }
 }
 
+/// 16-bit mono AIFF bytes of `samples` at `rate` (the sample rate an
+/// 80-bit extended float, as the format has it).
+fn aiff(samples: &[f32], rate: u32) -> Vec<u8> {
+    let exponent = 31 - rate.leading_zeros();
+    let mantissa = u64::from(rate) << (63 - exponent);
+    let mut comm = Vec::new();
+    comm.extend(1i16.to_be_bytes());
+    comm.extend((samples.len() as u32).to_be_bytes());
+    comm.extend(16i16.to_be_bytes());
+    comm.extend(((16383 + exponent) as u16).to_be_bytes());
+    comm.extend(mantissa.to_be_bytes());
+    let mut ssnd = vec![0u8; 8];
+    for &x in samples {
+        ssnd.extend(((x.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_be_bytes());
+    }
+    let mut body = b"AIFF".to_vec();
+    for (kind, chunk) in [(b"COMM", &comm), (b"SSND", &ssnd)] {
+        body.extend(kind);
+        body.extend((chunk.len() as u32).to_be_bytes());
+        body.extend(chunk);
+    }
+    let mut out = b"FORM".to_vec();
+    out.extend((body.len() as u32).to_be_bytes());
+    out.extend(body);
+    out
+}
+
+/// An audio task of the synthesizer (WAV clips, `clips/<id>.wav`) and the
+/// same task with its clips as AIFF files named by the bare id, as
+/// MLE-bench's right-whale competition imports.
+fn audio_tasks() -> Vec<(&'static str, Task)> {
+    use sandmle_core::{AudioDna, BaselinePanel, Modality, decode_audio};
+    let seed =
+        sandmle_core::Environment::read(format!("{}/../examples/seeds/breast_cancer", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    let mut dna = sandmle_synth::extract_dna(&seed).unwrap();
+    dna.modality = Modality::Audio;
+    dna.features.clear();
+    dna.correlations.clear();
+    dna.audio = Some(AudioDna { sample_rate: 8000, seconds: 0.5, rms: 0.2 });
+    let mut wav = sandmle_synth::DnaSynthesizer::default().synthesize_env(&dna, "clips", 4).unwrap();
+    let panel = sandmle_exec::Panel::default();
+    sandmle_core::set_thresholds(&mut wav, &panel as &dyn BaselinePanel, &sandmle_metrics::StandardGrader).unwrap();
+    let mut aif = wav.clone();
+    let old = wav.task().images.clone().unwrap();
+    let spec = sandmle_core::ImageSpec { suffix: String::new(), ..old.clone() };
+    let mut set = sandmle_core::ImageSet::new();
+    for table in [&wav.train, &wav.test] {
+        for id in table.column("id").unwrap().label_texts() {
+            let clip = decode_audio(wav.images.get(&old.file_name(&id)).unwrap(), &id).unwrap();
+            set.insert(spec.file_name(&id), aiff(&clip.samples, clip.sample_rate)).unwrap();
+        }
+    }
+    aif.images = set;
+    aif.grading.task.images = Some(spec);
+    aif.validate().unwrap();
+    vec![("wav", Task::new(wav).unwrap()), ("aiff", Task::new(aif).unwrap())]
+}
+
+/// Regression: the program read every row's file as a PNG, so it failed on
+/// every audio task (WAV clips, and AIFF clips with no suffix).
+#[test]
+fn stdlib_python_reads_wav_and_aiff_clips() {
+    if !bwrap_or_skip() {
+        return;
+    }
+    let (backends, _) = backends_with(CodeSteps::Cold);
+    let codec = codec_by_name("sandmle_react").unwrap();
+    let config = RolloutConfig {
+        episode: EpisodeConfig::default(),
+        codec: Arc::clone(&codec),
+        reward: reward_by_name("released_dense").unwrap(),
+        estimator: Estimator::Grpo,
+        seed: 1,
+        cancel: None,
+    };
+    let mut scores = Vec::new();
+    for (name, task) in audio_tasks() {
+        let spec = task.environment().task().clone();
+        let factory = |_: usize, s: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
+            Ok(Box::new(StdlibPythonPolicy::new(&spec, s, Arc::clone(&codec))))
+        };
+        let group = sandmle_agents::rollout_group(&task, &backends, 1, &factory, &config).unwrap();
+        let t = &group.trajectories[0];
+        assert_eq!(t.steps[0].status, "completed", "{name}: {:?}", t.completion.get(1));
+        assert!(t.final_grade.valid_submission, "{name}: {:?}", t.final_grade.error);
+        let sample = sandmle_metrics::StandardGrader
+            .grade(&task.environment().grading_task(), &task.environment().sample_submission)
+            .unwrap();
+        let score = t.final_grade.score.unwrap();
+        assert!(score > sample.score.unwrap(), "{name}: {score} is no better than the constant sample");
+        scores.push(score);
+    }
+    // The same clips in either container (the AIFF ones requantised from
+    // the decoded WAV samples, a unit of the last bit apart) score alike.
+    assert!((scores[0] - scores[1]).abs() < 0.01, "{scores:?}");
+}
+
 #[test]
 fn a_code_step_past_its_limit_times_out_and_files_persist() {
     if !bwrap_or_skip() {

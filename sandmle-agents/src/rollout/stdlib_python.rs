@@ -9,7 +9,13 @@
 //! row's PNG with a small decoder built on the standard library's `zlib`
 //! (8-bit, non-interlaced; grey, grey + alpha, RGB, RGBA and palette
 //! images; all five row filters) and turns it into features: the grey
-//! image averaged over an 8 x 8 grid, and each colour channel's mean.
+//! image averaged over an 8 x 8 grid, and each colour channel's mean. On
+//! an audio task it reads every row's clip (PCM WAV through `wave`, AIFF
+//! through a small reader of its `COMM` and `SSND` chunks; told apart by
+//! their first bytes, since imported clips may have no suffix) and takes log
+//! energies at 16 log-spaced frequencies (Goertzel's algorithm over at most
+//! 4000 samples), the RMS level and the zero-crossing rate. Rows that share
+//! a file (a key column) read it once.
 
 use super::{Policy, PolicyTurn};
 use crate::codec::Codec;
@@ -18,9 +24,9 @@ use crate::error::Result;
 use sandmle_core::{Message, SubmissionForm, TaskSpec, ToolSpec};
 use std::sync::Arc;
 
-const PROGRAM: &str = r#"import csv, math, struct, zlib
+const PROGRAM: &str = r#"import csv, io, math, struct, wave, zlib
 
-ID, TARGETS, PREDS, FORM, TEMP, ALPHA, IMAGES = __CONFIG__
+ID, TARGETS, PREDS, FORM, TEMP, ALPHA, IMAGES, AUDIO = __CONFIG__
 
 def read(path):
     with open(path, newline="", encoding="utf-8") as f:
@@ -82,6 +88,66 @@ def png_pixels(path):
         ch = 3
     return w, h, ch, rows
 
+def clip_samples(path):
+    """(rate, samples in [-1, 1]) of a PCM WAV or AIFF clip (channels averaged)."""
+    data = open(path, "rb").read()
+    if data[:4] == b"FORM":  # AIFF, whatever the file's name
+        if data[8:12] not in (b"AIFF", b"AIFC"):
+            raise ValueError(path + ": not an AIFF file")
+        pos, comm, sound = 12, None, None
+        while pos + 8 <= len(data):
+            kind, n = data[pos:pos + 4], struct.unpack(">I", data[pos + 4:pos + 8])[0]
+            body = data[pos + 8:pos + 8 + n]
+            pos += 8 + n + (n & 1)
+            if kind == b"COMM":
+                comm = body
+            elif kind == b"SSND":
+                offset = struct.unpack(">I", body[:4])[0]
+                sound = body[8 + offset:]
+        channels, frames, bits = struct.unpack(">hIh", comm[:8])
+        exponent, mantissa = struct.unpack(">HQ", comm[8:18])
+        rate = mantissa * 2.0 ** ((exponent & 0x7FFF) - 16383 - 63)
+        width, order = (bits + 7) // 8, "big"
+        raw = sound[:frames * channels * width]
+    else:
+        with wave.open(io.BytesIO(data)) as w:
+            channels, width, rate = w.getnchannels(), w.getsampwidth(), w.getframerate()
+            raw = w.readframes(w.getnframes())
+        order = "little"
+    scale, out = float(1 << (8 * width - 1)), []
+    step = width * channels
+    for i in range(0, len(raw) - step + 1, step):
+        total = 0
+        for c in range(channels):
+            b = raw[i + c * width:i + (c + 1) * width]
+            v = int.from_bytes(b, order, signed=width > 1 or order == "big")
+            total += v - 128 if width == 1 and order == "little" else v
+        out.append(total / channels / scale)
+    return rate, out
+
+
+def audio_features(path, bands=16):
+    """Log energies at 16 frequencies spaced evenly in log scale from 50 Hz
+    to the Nyquist frequency (Goertzel over at most 4000 samples), the RMS
+    level and the zero-crossing rate."""
+    rate, x = clip_samples(path)
+    if len(x) > 4000:
+        stride = len(x) / 4000.0
+        x, rate = [x[int(i * stride)] for i in range(4000)], rate / stride
+    n = max(1, len(x))
+    top = rate / 2.0
+    feats = []
+    for b in range(bands):
+        f = 50.0 * (top / 50.0) ** ((b + 0.5) / bands)
+        coeff, s1, s2 = 2.0 * math.cos(2.0 * math.pi * f / rate), 0.0, 0.0
+        for v in x:
+            s1, s2 = v + coeff * s1 - s2, s1
+        feats.append(math.log(max(s1 * s1 + s2 * s2 - coeff * s1 * s2, 0.0) / n + 1e-10))
+    rms = math.sqrt(sum(v * v for v in x) / n)
+    zcr = sum(1 for a, b in zip(x, x[1:]) if (a < 0) != (b < 0)) / n
+    return feats + [rms, zcr]
+
+
 def image_features(path, grid=8):
     w, h, ch, rows = png_pixels(path)
     colours = 3 if ch >= 3 else 1
@@ -101,10 +167,15 @@ train, test = read("train.csv"), read("test.csv")
 print("train rows:", len(train), "test rows:", len(test))
 if IMAGES:
     folder, suffix, key = IMAGES
+    read_file = audio_features if AUDIO else image_features
+    cache = {}
     for r in train + test:
-        for j, v in enumerate(image_features(folder + "/" + r[key] + suffix)):
-            r["_image_%d" % j] = v
-    print("image features per row:", len([c for c in test[0] if c.startswith("_image_")]))
+        name = folder + "/" + r[key] + suffix
+        if name not in cache:
+            cache[name] = read_file(name)
+        for j, v in enumerate(cache[name]):
+            r["_file_%d" % j] = v
+    print("file features per row:", len([c for c in test[0] if c.startswith("_file_")]))
 cols = [c for c in test[0].keys() if c != ID and c not in TARGETS]
 feats = [c for c in cols if sum(num(r[c]) is not None for r in train) >= 0.5 * len(train)]
 stats = {}
@@ -220,7 +291,9 @@ pub fn stdlib_program(task: &TaskSpec, variant: u64) -> String {
         form,
         temps[i],
         alphas[i],
-        images
+        images,
+        // 0 or 1: the configuration is read as a Python literal, which has no `true`.
+        u8::from(task.modality == sandmle_core::Modality::Audio)
     ]);
     PROGRAM.replace("__CONFIG__", &config.to_string())
 }

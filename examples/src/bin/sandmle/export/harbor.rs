@@ -67,9 +67,11 @@ fn best_spec(env: &Environment) -> serde_json::Value {
 
 fn instruction(env: &Environment) -> String {
     let task = env.task();
-    let mut files = vec!["`train.csv`", "`test.csv`", "`sample_submission.csv`", "`description.md`"];
-    if task.images.is_some() {
-        files.push("`images/` (one image per row, named by its id)");
+    let mut files: Vec<String> =
+        ["`train.csv`", "`test.csv`", "`sample_submission.csv`", "`description.md`"].map(String::from).to_vec();
+    if let Some(spec) = &task.images {
+        let what = if task.modality == sandmle_core::Modality::Audio { "audio clip" } else { "image" };
+        files.push(format!("`{}/` (one {what} per row, named by its `{}`)", spec.dir, spec.key(&task.id_column)));
     }
     format!(
         "{}\n\n---\n\nThe files are in `/app`: {}. Train a model on `train.csv`, predict {} for every row of \
@@ -132,6 +134,7 @@ fn solve_sh(env: &Environment) -> String {
         "predictions": task.prediction_columns,
         "form": form_name(task.submission_form()),
         "k": task.metric.params.get("k").cloned().unwrap_or(serde_json::json!(5)),
+        "modality": task.modality,
         "images": task.images.as_ref().map(|i| i.dir.clone()),
         "image_suffix": task.images.as_ref().map(|i| i.suffix.clone()),
         "image_key": task.images.as_ref().map(|i| i.key(&task.id_column).to_owned()),

@@ -57,6 +57,83 @@ def model_of(spec, classification):
                n_jobs=1, random_state=0)
 
 
+def clip_samples(path):
+    """(rate, mono samples in [-1, 1]) of a PCM WAV or AIFF clip."""
+    import struct
+    import wave
+
+    data = open(path, "rb").read()
+    if data[:4] == b"FORM":  # AIFF, whatever the file's name
+        pos, comm, sound = 12, None, None
+        while pos + 8 <= len(data):
+            kind, n = data[pos:pos + 4], struct.unpack(">I", data[pos + 4:pos + 8])[0]
+            body = data[pos + 8:pos + 8 + n]
+            pos += 8 + n + (n & 1)
+            if kind == b"COMM":
+                comm = body
+            elif kind == b"SSND":
+                sound = body[8 + struct.unpack(">I", body[:4])[0]:]
+        channels, frames, bits = struct.unpack(">hIh", comm[:8])
+        exponent, mantissa = struct.unpack(">HQ", comm[8:18])
+        rate = mantissa * 2.0 ** ((exponent & 0x7FFF) - 16383 - 63)
+        width, order = (bits + 7) // 8, ">"
+        raw = sound[:frames * channels * width]
+    else:
+        import io
+
+        with wave.open(io.BytesIO(data)) as w:
+            channels, width, rate = w.getnchannels(), w.getsampwidth(), w.getframerate()
+            raw = w.readframes(w.getnframes())
+        order = "<"
+    if width == 3:  # 24-bit: widen to 32
+        b = np.frombuffer(raw, dtype=np.uint8).reshape(-1, 3)
+        zero = np.zeros((len(b), 1), np.uint8)
+        b = np.hstack([zero, b] if order == "<" else [b, zero])
+        width, raw = 4, b.tobytes()
+    kind = {1: "u1" if order == "<" else "i1", 2: "i2", 4: "i4"}[width]
+    x = np.frombuffer(raw, dtype=np.dtype(kind).newbyteorder(order)).astype(float)
+    if kind == "u1":
+        x -= 128.0
+    x = x.reshape(-1, channels).mean(axis=1) / float(1 << (8 * width - 1))
+    return float(rate), x
+
+
+def audio_features(ids):
+    """Log-mel band statistics, MFCCs, RMS, zero-crossing rate and spectral
+    centroid over 25 ms frames, as the baseline panel computes them."""
+    from scipy.fft import dct
+
+    rows = []
+    for i in ids:
+        rate, x = clip_samples(os.path.join(CONFIG["images"], f"{i}{CONFIG['image_suffix']}"))
+        n = 1 << max(0, round(np.log2(0.025 * rate)))
+        if len(x) < n:
+            x = np.pad(x, (0, n - len(x)))
+        starts = range(0, len(x) - n + 1, n // 2)
+        frames = np.stack([x[s:s + n] for s in starts])
+        window = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)
+        power = np.abs(np.fft.rfft(frames * window, axis=1)) ** 2 / n
+        mel = lambda hz: 2595.0 * np.log10(1.0 + hz / 700.0)  # noqa: E731
+        edges_mel = np.linspace(mel(20.0), mel(min(8000.0, rate / 2)), 34)
+        edges = 700.0 * (10 ** (edges_mel / 2595.0) - 1.0)
+        freqs = np.arange(power.shape[1]) * rate / n
+        bank = np.zeros((32, power.shape[1]))
+        for b in range(32):
+            lo, mid, hi = edges[b], edges[b + 1], edges[b + 2]
+            up = (freqs - lo) / max(mid - lo, 1e-9)
+            down = (hi - freqs) / max(hi - mid, 1e-9)
+            bank[b] = np.clip(np.minimum(up, down), 0.0, None)
+        logmel = np.log(power @ bank.T + 1e-10)
+        mfcc = dct(logmel, type=2, norm="ortho", axis=1)[:, :13]
+        rms = np.sqrt((frames ** 2).mean(axis=1))
+        zcr = (np.diff(np.signbit(frames), axis=1)).mean(axis=1)
+        total = power.sum(axis=1)
+        centroid = np.where(total > 0, (power * freqs).sum(axis=1) / np.where(total > 0, total, 1) / 1000.0, 0.0)
+        rows.append(np.concatenate([logmel.mean(0), logmel.std(0), mfcc.mean(0), mfcc.std(0),
+                                    [rms.mean(), rms.std(), zcr.mean(), centroid.mean(), centroid.std(), len(x) / rate]]))
+    return pd.DataFrame(rows, columns=[f"aud{j}" for j in range(len(rows[0]))] if rows else None)
+
+
 def image_features(ids):
     from PIL import Image
 
@@ -100,8 +177,12 @@ def features(train, test):
                 parts_test.append((b.astype(str) == level).astype(float).rename(f"{col}={level}").to_frame())
     if CONFIG.get("images"):
         key = CONFIG.get("image_key") or CONFIG["id"]
-        parts_train.append(image_features(train[key]).set_index(train.index))
-        parts_test.append(image_features(test[key]).set_index(test.index))
+        read = audio_features if CONFIG.get("modality") == "audio" else image_features
+        # Rows sharing a file (a key column) read it once.
+        names = pd.concat([train[key], test[key]]).astype(str).unique()
+        table = read(names).set_index(pd.Index(names))
+        parts_train.append(table.loc[train[key].astype(str)].set_index(train.index))
+        parts_test.append(table.loc[test[key].astype(str)].set_index(test.index))
     empty = lambda df: pd.DataFrame({"bias": np.zeros(len(df))}, index=df.index)
     xa = pd.concat(parts_train, axis=1) if parts_train else empty(train)
     xb = pd.concat(parts_test, axis=1) if parts_test else empty(test)
