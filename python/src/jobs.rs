@@ -84,9 +84,10 @@ fn parse_shard(shard: Option<&Bound<'_, PyAny>>) -> PyResult<Shard> {
 /// directories), the run's `seed`, `retries`, this run's `shard` (`"I/N"`
 /// or `(I, N)`), into `out`. Returns the run's report (`yield`,
 /// `processed`, `resumed`, `seconds`, `throughput`). `threads` caps the
-/// threads (default: every core).
+/// threads (default: every core). `target_band` (1 to 5) keeps only
+/// candidates of that difficulty band, as `--target-band` does.
 #[pyfunction]
-#[pyo3(signature = (out, per_seed=10, seed=0, seeds_dir=None, seed_envs=None, retries=2, shard=None, threads=None))]
+#[pyo3(signature = (out, per_seed=10, seed=0, seeds_dir=None, seed_envs=None, retries=2, shard=None, threads=None, target_band=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn generate<'py>(
     py: Python<'py>,
@@ -98,12 +99,16 @@ pub fn generate<'py>(
     retries: u32,
     shard: Option<&Bound<'py, PyAny>>,
     threads: Option<usize>,
+    target_band: Option<u8>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if !(1..=10_000).contains(&per_seed) {
         return Err(bad("per_seed: 1 to 10,000"));
     }
     if retries > 10 {
         return Err(bad("retries: 0 to 10"));
+    }
+    if target_band.is_some_and(|b| !(1..=5).contains(&b)) {
+        return Err(bad("target_band: 1 to 5"));
     }
     let shard = parse_shard(shard)?;
     let report = py.detach(|| -> PyResult<Value> {
@@ -128,7 +133,7 @@ pub fn generate<'py>(
                 Ok(SeedTask { name, env })
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let config = FoundryConfig { per_seed, run_seed: seed, retries, shard, ..Default::default() };
+        let config = FoundryConfig { per_seed, run_seed: seed, retries, shard, target_band, ..Default::default() };
         let foundry = sandmle::Composition::new().foundry(config);
         let report = in_pool(threads, || foundry.run(&seeds, &out, &|_, _| {}))?.map_err(Failure::from)?;
         serde_json::to_value(&report).map_err(|e| system(format!("JSON: {e}")))

@@ -216,3 +216,36 @@ fn each_seed_is_prepared_once_before_its_candidates() {
     assert_eq!(again.resumed, 4);
     assert!(recording.calls.lock().unwrap().is_empty());
 }
+
+/// Each kept environment's difficulty band, from `index.jsonl`.
+fn kept_bands(out: &Path) -> Vec<u64> {
+    let index = std::fs::read_to_string(out.join("index.jsonl")).unwrap();
+    index
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["difficulty"]["band"].as_u64().unwrap())
+        .collect()
+}
+
+/// `target_band` keeps only candidates of that band: the others are
+/// failed attempts that say which band they measured, retried with fresh
+/// seeds; the run's settings record the band.
+#[test]
+fn a_target_band_keeps_only_candidates_of_that_band() {
+    let free = tempfile::tempdir().unwrap();
+    let c = FoundryConfig { per_seed: 6, run_seed: 8, ..FoundryConfig::default() };
+    foundry(c).run(&[seed("breast_cancer")], free.path(), &|_, _| {}).unwrap();
+    let bands = kept_bands(free.path());
+    let target = *bands.iter().max_by_key(|b| (bands.iter().filter(|x| x == b).count(), **b)).unwrap() as u8;
+    assert!(bands.iter().any(|&b| b != u64::from(target)), "the free run holds several bands: {bands:?}");
+    let out = tempfile::tempdir().unwrap();
+    let c =
+        FoundryConfig { per_seed: 4, run_seed: 8, retries: 8, target_band: Some(target), ..FoundryConfig::default() };
+    let report = foundry(c).run(&[seed("breast_cancer")], out.path(), &|_, _| {}).unwrap();
+    let kept = kept_bands(out.path());
+    assert!(!kept.is_empty(), "{:?}", report.yield_.total);
+    assert!(kept.iter().all(|&b| b == u64::from(target)), "{kept:?}");
+    let records = read_records(out.path()).unwrap();
+    let refused = records.iter().flat_map(|r| &r.attempts).filter_map(|a| a.error.as_deref()).collect::<Vec<_>>();
+    assert!(refused.iter().any(|e| e.contains(&format!("not the target band {target}"))), "{refused:?}");
+    assert_eq!(report.yield_.settings.target_band, Some(target));
+}

@@ -16,6 +16,8 @@
 //!   parallel (rayon) but nothing written depends on timing or order, so
 //!   the tree is byte-identical on any thread count. Timings are returned
 //!   in the [`RunReport`], never written.
+//! - **Target band.** With [`FoundryConfig::target_band`], a candidate
+//!   whose measured difficulty band is another is a failed attempt too.
 //! - **Retries.** A failed candidate (an error, a refusal, a leak or a
 //!   failed gate) is retried with a fresh derived seed, at most
 //!   [`FoundryConfig::retries`] times.
@@ -84,11 +86,23 @@ pub struct FoundryConfig {
     pub shard: Shard,
     /// The budgets the descriptions announce.
     pub brief: Brief,
+    /// Keep only candidates whose measured difficulty band
+    /// ([`sandmle_core::Difficulty`], 1 to 5) is this one: a candidate of
+    /// another band is a failed attempt, retried with a fresh seed (raise
+    /// `retries` for yield). `None` (the default) keeps every band.
+    pub target_band: Option<u8>,
 }
 
 impl Default for FoundryConfig {
     fn default() -> Self {
-        FoundryConfig { per_seed: 10, run_seed: 0, retries: 2, shard: Shard::ALL, brief: Brief::default() }
+        FoundryConfig {
+            per_seed: 10,
+            run_seed: 0,
+            retries: 2,
+            shard: Shard::ALL,
+            brief: Brief::default(),
+            target_band: None,
+        }
     }
 }
 
@@ -174,6 +188,7 @@ impl Foundry {
             per_seed: self.config.per_seed,
             retries: self.config.retries,
             roles: roles.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            target_band: self.config.target_band,
         }
     }
 
@@ -229,6 +244,18 @@ impl Foundry {
         match self.verifier.verify(&env) {
             Ok(gates) => record.gates = gates,
             Err(e) => return fail(record, Stage::Verify, e.to_string()),
+        }
+        if let Some(target) = self.config.target_band
+            && record.kept()
+        {
+            match self.mlops.difficulty(&env) {
+                Ok(Some(d)) if d.band == target => {}
+                Ok(d) => {
+                    let band = d.map_or_else(|| "none measured".to_owned(), |d| format!("band {}", d.band));
+                    return fail(record, Stage::Verify, format!("difficulty {band}, not the target band {target}"));
+                }
+                Err(e) => return failed(record, Stage::Verify, e),
+            }
         }
         let kept = record.kept();
         Attempt { record, env: kept.then_some(env) }

@@ -56,7 +56,10 @@ pub struct AttemptRecord {
 impl AttemptRecord {
     /// `true` when every gate ran and passed.
     pub fn kept(&self) -> bool {
-        self.stage == Stage::Verify && !self.gates.is_empty() && self.gates.iter().all(|g| g.passed)
+        self.stage == Stage::Verify
+            && self.error.is_none()
+            && !self.gates.is_empty()
+            && self.gates.iter().all(|g| g.passed)
     }
 }
 

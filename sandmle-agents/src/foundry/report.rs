@@ -69,6 +69,10 @@ pub struct RunSettings {
     pub retries: u32,
     /// The roles' names: strategist, developer, MLOps engineer, writer.
     pub roles: BTreeMap<String, String>,
+    /// The difficulty band kept, if the run keeps one only (absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_band: Option<u8>,
 }
 
 /// The spread of the kept environments over domains, rule families and

@@ -25,6 +25,11 @@ pub struct GenerateArgs {
     /// Retries of a failed candidate, each with a fresh seed (0 to 10).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=10))]
     retries: u32,
+    /// Keep only candidates of this difficulty band (1, easiest for stock
+    /// baselines, to 5); others are retried with fresh seeds (raise
+    /// --retries for yield).
+    #[arg(long = "target-band", value_parser = clap::value_parser!(u8).range(1..=5))]
+    target_band: Option<u8>,
     /// This run's slice of the candidates, `I/N` (for Slurm arrays and Ray
     /// jobs; N shards into one folder give the unsharded run's tree).
     #[arg(long)]
@@ -76,8 +81,14 @@ pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
         None => Shard::ALL,
     };
     let seeds = seed_tasks(a, g)?;
-    let config =
-        FoundryConfig { per_seed: a.per_seed, run_seed: a.seed, retries: a.retries, shard, ..Default::default() };
+    let config = FoundryConfig {
+        per_seed: a.per_seed,
+        run_seed: a.seed,
+        retries: a.retries,
+        shard,
+        target_band: a.target_band,
+        ..Default::default()
+    };
     let c = Composition::new();
     let foundry = match a.roles.as_str() {
         "builtin" => c.foundry(config),
