@@ -74,7 +74,23 @@ enum Belief {
 }
 
 impl TargetTruth {
-    fn belief(&self, row: usize, form: SubmissionForm, metric: &str, grid: &[(f64, f64)]) -> Belief {
+    /// The increasing map of a [`Truth::Monotone`], built once per target.
+    fn map(&self) -> Option<Monotone> {
+        match &self.truth {
+            Truth::Monotone { noisy, values, .. } => Some(Monotone::new(noisy, values)),
+            _ => None,
+        }
+    }
+
+    /// `g` is [`TargetTruth::map`] (for values).
+    fn belief(
+        &self,
+        row: usize,
+        form: SubmissionForm,
+        metric: &str,
+        grid: &[(f64, f64)],
+        g: Option<&Monotone>,
+    ) -> Belief {
         let sd = self.noise_sd;
         match &self.truth {
             Truth::Cut { score, cut } => {
@@ -110,7 +126,14 @@ impl TargetTruth {
             }
             Truth::Posterior { probabilities } => Belief::Classes(probabilities[row].clone()),
             Truth::Monotone { score, noisy, values } => {
-                let g = Monotone::new(noisy, values);
+                let built;
+                let g = match g {
+                    Some(g) => g,
+                    None => {
+                        built = Monotone::new(noisy, values);
+                        &built
+                    }
+                };
                 let s = score[row];
                 let value = if sd <= 0.0 || matches!(metric, "mae" | "mape") {
                     // The median of an increasing map of a symmetric noise.
@@ -176,7 +199,10 @@ pub(crate) fn oracle_record(
     let unsupported = |what: &str| Error::Unsupported { reason: format!("the oracle cannot predict {what}") };
     let mut table = Table::new();
     table.push_column(task.id_column.clone(), ids.clone())?;
-    let beliefs = |t: &TargetTruth| -> Vec<Belief> { rows.iter().map(|&r| t.belief(r, form, metric, &grid)).collect() };
+    let beliefs = |t: &TargetTruth| -> Vec<Belief> {
+        let g = t.map();
+        rows.iter().map(|&r| t.belief(r, form, metric, &grid, g.as_ref())).collect()
+    };
     let probabilities = |b: &[Belief]| -> Result<Vec<Vec<f64>>> {
         b.iter()
             .map(|b| match b {
@@ -279,7 +305,8 @@ mod tests {
             classes: vec!["a".into(), "b".into()],
             numeric: false,
         };
-        let Belief::Classes(p) = t.belief(0, SubmissionForm::ClassProbabilities, "multiclass_log_loss", &grid()) else {
+        let Belief::Classes(p) = t.belief(0, SubmissionForm::ClassProbabilities, "multiclass_log_loss", &grid(), None)
+        else {
             panic!("classes")
         };
         let want = phi(0.4 / (0.7 * std::f64::consts::SQRT_2));
@@ -304,7 +331,7 @@ mod tests {
             classes: vec!["no".into(), "yes".into()],
             numeric: false,
         };
-        let Belief::Classes(p) = t.belief(0, SubmissionForm::Probability, "roc_auc", &grid()) else { panic!() };
+        let Belief::Classes(p) = t.belief(0, SubmissionForm::Probability, "roc_auc", &grid(), None) else { panic!() };
         let hits = (0..draws).filter(|_| 0.3 + sd * gaussian(&mut rng) > 0.5).count();
         assert!((p[1] - hits as f64 / f64::from(draws)).abs() < 0.01, "{} {hits}", p[1]);
         // Four classes by an argmax with offsets.
@@ -315,7 +342,8 @@ mod tests {
             classes: (0..4).map(|c| c.to_string()).collect(),
             numeric: true,
         };
-        let Belief::Classes(p) = t.belief(0, SubmissionForm::ClassProbabilities, "multiclass_log_loss", &grid()) else {
+        let Belief::Classes(p) = t.belief(0, SubmissionForm::ClassProbabilities, "multiclass_log_loss", &grid(), None)
+        else {
             panic!()
         };
         let mut counts = [0usize; 4];
@@ -339,7 +367,9 @@ mod tests {
             numeric: true,
         };
         for metric in ["rmse", "mae"] {
-            let Belief::Value(v) = t.belief(0, SubmissionForm::Value, metric, &grid()) else { panic!("value") };
+            let Belief::Value(v) = t.belief(0, SubmissionForm::Value, metric, &grid(), t.map().as_ref()) else {
+                panic!("value")
+            };
             assert!((v - 1.5).abs() < 1e-9, "{metric}: {v}");
         }
     }
