@@ -53,7 +53,7 @@ pub struct FrontierSampler {
 
 impl FrontierSampler {
     /// A sampler over `(task id, band)` pairs (bands 1 to 5), seeded.
-    /// Defaults: decay 0.95, floor 0.02, sharpness 4, pass mark 0.5.
+    /// Defaults: decay 0.98, floor 0.02, sharpness 4, pass mark 0.5.
     ///
     /// # Errors
     /// [`Error::BadSetting`] for no tasks, a band outside 1–5 or a task
@@ -79,7 +79,7 @@ impl FrontierSampler {
             band_of,
             counts: BTreeMap::new(),
             rng: sandmle_core::rng_for(seed, "frontier-sampler"),
-            decay: 0.95,
+            decay: 0.98,
             floor: 0.02,
             sharpness: 4.0,
             pass_mark: 0.5,

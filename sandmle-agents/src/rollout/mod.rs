@@ -9,11 +9,13 @@
 
 mod advantage;
 mod curriculum;
+mod curriculum_run;
 mod policies;
 mod stdlib_python;
 
 pub use advantage::{Estimator, GRPO_EPSILON, GroupAdvantages, StdKind, advantages, advantages_with};
 pub use curriculum::FrontierSampler;
+pub use curriculum_run::{CurriculumFactory, CurriculumGroup, Draw, rollout_curriculum};
 pub use policies::{ContextBudget, LlmPolicy, PanelPolicy, ScriptedPolicy};
 pub use stdlib_python::{StdlibPythonPolicy, stdlib_program};
 

@@ -5,7 +5,9 @@
 use crate::Globals;
 use crate::output::{Failure, Kind, print_json, say};
 use clap::Args;
-use sandmle_agents::rollout::{Estimator, LlmPolicy, PanelPolicy, StdlibPythonPolicy};
+use sandmle_agents::rollout::{
+    CurriculumGroup, Draw, Estimator, FrontierSampler, LlmPolicy, PanelPolicy, StdlibPythonPolicy, rollout_curriculum,
+};
 use sandmle_agents::trajectory::Trajectory;
 use sandmle_agents::{EpisodeOptions, Policy, RolloutConfig, Task, export};
 use std::io::IsTerminal;
@@ -67,6 +69,15 @@ pub struct RolloutArgs {
     /// Also write one verl RL dataset row per environment here.
     #[arg(long)]
     verl: Option<PathBuf>,
+    /// Draw this many groups with the frontier sampler instead of one group
+    /// per environment: each group's task is drawn by difficulty band toward
+    /// the policy's observed pass rate (1 to 100,000). Every environment
+    /// needs a difficulty band.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    curriculum: Option<u64>,
+    /// A reward at least this counts as a pass for `--curriculum`.
+    #[arg(long = "pass-mark", default_value_t = 0.5, requires = "curriculum")]
+    pass_mark: f64,
     /// Run programs WITHOUT a sandbox (stdlib_python only): trusted code only.
     #[arg(long)]
     unsandboxed: bool,
@@ -133,6 +144,22 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let dirs = env_dirs(a.envs.as_deref(), a.index.as_deref())?;
     let backends = sandmle::rl_backends_with(step, a.unsandboxed, a.python.settings());
     let config = RolloutConfig { episode, codec: Arc::clone(&codec), reward, estimator, seed: a.seed, cancel: None };
+    let factory_for = |task: &Task, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
+        let env = task.environment();
+        let sampling =
+            sandmle_core::Sampling { temperature: a.temperature, max_tokens: a.max_tokens, ..Default::default() };
+        Ok(match (&model, a.policy.as_str()) {
+            (Some(m), _) => {
+                let sampling = sandmle_core::Sampling { seed: Some(seed), ..sampling };
+                Box::new(LlmPolicy::new(Arc::clone(m), sampling))
+            }
+            (None, "panel") => Box::new(PanelPolicy::new(&sandmle::panel_specs(env), 2, seed, Arc::clone(&codec))),
+            (None, _) => Box::new(StdlibPythonPolicy::new(env.task(), seed, Arc::clone(&codec))),
+        })
+    };
+    if let Some(groups) = a.curriculum {
+        return curriculum(a, g, &dirs, groups as usize, &backends, &factory_for, &config, &pool);
+    }
     let bar = (!g.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(dirs.len() as u64);
         bar.set_style(
@@ -143,22 +170,7 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
     });
     let one = |i: usize, dir: &PathBuf| -> Result<(sandmle_agents::rollout::Group, Task, serde_json::Value), Failure> {
         let task = Task::read(dir).map_err(|e| Failure::from(e).with_context(dir))?;
-        let env = task.environment();
-        let specs = sandmle::panel_specs(env);
-        let spec = env.task().clone();
-        let codec = Arc::clone(&codec);
-        let sampling =
-            sandmle_core::Sampling { temperature: a.temperature, max_tokens: a.max_tokens, ..Default::default() };
-        let factory = |_: usize, seed: u64| -> sandmle_agents::Result<Box<dyn Policy>> {
-            Ok(match (&model, a.policy.as_str()) {
-                (Some(m), _) => {
-                    let sampling = sandmle_core::Sampling { seed: Some(seed), ..sampling.clone() };
-                    Box::new(LlmPolicy::new(Arc::clone(m), sampling))
-                }
-                (None, "panel") => Box::new(PanelPolicy::new(&specs, 2, seed, Arc::clone(&codec))),
-                (None, _) => Box::new(StdlibPythonPolicy::new(&spec, seed, Arc::clone(&codec))),
-            })
-        };
+        let factory = |_: usize, seed: u64| factory_for(&task, seed);
         let group = sandmle_agents::rollout_group(&task, &backends, a.group as usize, &factory, &config)
             .map_err(|e| Failure::from(e).with_context(dir))?;
         let row = export::verl_row(&task, config.codec.as_ref(), &config.episode, i, &dir.display().to_string());
@@ -186,21 +198,124 @@ pub fn rollout(a: &RolloutArgs, g: &Globals) -> Result<ExitCode, Failure> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let write_err = Failure::from;
-    sandmle_agents::trajectory::write_jsonl(&a.out, &all).map_err(write_err)?;
+    write_outputs(a, g, &all, &verl, &summary)
+}
+
+/// Writes the trajectories (and the SFT and verl rows asked for) and
+/// reports the groups.
+fn write_outputs(
+    a: &RolloutArgs,
+    g: &Globals,
+    all: &[Trajectory],
+    verl: &[serde_json::Value],
+    summary: &[serde_json::Value],
+) -> Result<ExitCode, Failure> {
+    sandmle_agents::trajectory::write_jsonl(&a.out, all).map_err(Failure::from)?;
     if let Some(path) = &a.sft {
-        export::write_rows(path, &all.iter().map(export::sft_row).collect::<Vec<_>>()).map_err(write_err)?;
+        export::write_rows(path, &all.iter().map(export::sft_row).collect::<Vec<_>>()).map_err(Failure::from)?;
     }
     if let Some(path) = &a.verl {
-        export::write_rows(path, &verl).map_err(write_err)?;
+        export::write_rows(path, verl).map_err(Failure::from)?;
     }
     if g.json {
         print_json(&serde_json::json!({"trajectories": all.len(), "out": a.out, "groups": summary}));
     } else {
-        for s in &summary {
-            say!("{}  rewards {}  advantages {}", s["task_id"].as_str().unwrap_or("-"), s["rewards"], s["advantages"]);
+        for s in summary {
+            let band = s.get("band").map(|b| format!("  band {b}")).unwrap_or_default();
+            say!(
+                "{}{band}  rewards {}  advantages {}",
+                s["task_id"].as_str().unwrap_or("-"),
+                s["rewards"],
+                s["advantages"]
+            );
         }
         say!("{} trajectories written to {}", all.len(), a.out.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--curriculum N`: `N` groups, each on the task the frontier sampler
+/// draws by band from the policy's pass rates so far.
+#[allow(clippy::too_many_arguments)]
+fn curriculum(
+    a: &RolloutArgs,
+    g: &Globals,
+    dirs: &[PathBuf],
+    groups: usize,
+    backends: &sandmle_agents::Backends,
+    factory_for: &(dyn Fn(&Task, u64) -> sandmle_agents::Result<Box<dyn Policy>> + Sync),
+    config: &RolloutConfig,
+    pool: &rayon::ThreadPool,
+) -> Result<ExitCode, Failure> {
+    if !(0.0..=1.0).contains(&a.pass_mark) {
+        return Err(Failure::usage(format!("--pass-mark: a reward from 0 to 1, not {}", a.pass_mark)));
+    }
+    let mut tasks = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let task = Task::read(dir).map_err(|e| Failure::from(e).with_context(dir))?;
+        let difficulty = sandmle_agents::reward_check::difficulty_of(task.environment(), backends.grader.as_ref())
+            .map_err(|e| Failure::from(e).with_context(dir))?;
+        let band = difficulty.map(|d| d.band).ok_or_else(|| {
+            Failure::usage(format!(
+                "{}: no difficulty band (a human leaderboard, or no ceiling to measure against); \
+                 --curriculum draws by band",
+                dir.display()
+            ))
+        })?;
+        tasks.push((task, band));
+    }
+    let ids = tasks.iter().map(|(t, b)| (t.id().to_owned(), *b)).collect();
+    let mut sampler = FrontierSampler::new(ids, a.seed).map_err(Failure::from)?;
+    sampler.pass_mark = a.pass_mark;
+    let factory = |draw: &Draw<'_>, _: usize, seed: u64| factory_for(draw.task, seed);
+    let bar = (!g.json && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(groups as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} groups {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut on_group = |c: &CurriculumGroup| {
+        if let Some(bar) = &bar {
+            bar.set_message(format!("band {}", c.band));
+            bar.inc(1);
+        }
+    };
+    let drawn = pool
+        .install(|| {
+            rollout_curriculum(
+                &tasks,
+                &mut sampler,
+                groups,
+                a.group as usize,
+                backends,
+                &factory,
+                config,
+                &mut on_group,
+            )
+        })
+        .map_err(Failure::from)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let (mut all, mut summary) = (Vec::new(), Vec::new());
+    for c in drawn {
+        let (task, band) = &tasks[c.task];
+        let rewards: Vec<f64> = c.group.trajectories.iter().map(|t| t.reward).collect();
+        summary.push(serde_json::json!({
+            "task_id": task.id(), "path": dirs[c.task], "band": band, "rewards": rewards,
+            "advantages": c.group.advantages.values, "all_equal": c.group.advantages.all_equal,
+        }));
+        all.extend(c.group.trajectories);
+    }
+    let verl: Vec<serde_json::Value> = tasks
+        .iter()
+        .zip(dirs)
+        .enumerate()
+        .map(|(i, ((task, _), dir))| {
+            export::verl_row(task, config.codec.as_ref(), &config.episode, i, &dir.display().to_string())
+        })
+        .collect();
+    write_outputs(a, g, &all, &verl, &summary)
 }
