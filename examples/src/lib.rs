@@ -106,6 +106,31 @@ impl Composition {
         }
     }
 
+    /// [`Composition::llm_foundry`] whose ML Developer writes the data's
+    /// program ([`sandmle_agents::llm::ProgramDeveloper`], the paper's
+    /// design), run by `executor` under `timeout`; plans whose data is not
+    /// a table (images, audio) go to the hardness-setting developer.
+    pub fn llm_program_foundry(
+        &self,
+        config: FoundryConfig,
+        model: Arc<dyn sandmle_core::ChatModel>,
+        executor: Arc<dyn sandmle_core::Executor>,
+        timeout: std::time::Duration,
+    ) -> Foundry {
+        let foundry = self.llm_foundry(config, Arc::clone(&model));
+        let developer = sandmle_agents::llm::ProgramDeveloper {
+            settings: sandmle_agents::llm::LlmSettings::new(model),
+            synthesizer: Arc::clone(&self.synthesizer),
+            executor,
+            panel: Arc::clone(&self.panel),
+            grader: Arc::clone(&self.grader),
+            verifier: Arc::clone(&self.verifier),
+            timeout,
+            fallback: Some(Arc::clone(&foundry.developer)),
+        };
+        Foundry { developer: Arc::new(developer), ..foundry }
+    }
+
     /// The rule families the synthesizer realises (for LLM strategists).
     pub fn rule_families(&self) -> Vec<String> {
         sandmle_synth::FAMILIES.iter().map(|f| f.name()).collect()

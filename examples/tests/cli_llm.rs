@@ -13,6 +13,9 @@ use std::process::Command;
 
 const KEY: &str = "sk-never-printed-0123456789";
 
+/// The program the ML Developer "writes" (a real generator program).
+const GENERATOR: &str = include_str!("../generators/latent_traits.py");
+
 fn completion(content: &str) -> String {
     json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
            "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
@@ -40,6 +43,9 @@ fn answer(body: &Value) -> String {
     };
     if system.contains("Data Strategist") {
         return completion(&embedded(&last)["example"].to_string());
+    }
+    if system.contains("self-contained Python 3 program") {
+        return completion(&format!("```python\n{GENERATOR}```"));
     }
     if system.contains("ML Developer") {
         return completion(&embedded(&last)["current"].to_string());
@@ -137,8 +143,7 @@ fn a_sandmle_react_rollout_against_an_openai_compatible_server() {
     assert_no_key(out.path(), &[&o]);
 }
 
-#[test]
-fn generate_with_llm_roles_against_an_openai_compatible_server() {
+fn generate_with_llm_roles(developer: &str) {
     let url = serve();
     let out = tempfile::tempdir().unwrap();
     let seeds = Path::new(&seed("wine")).parent().unwrap().to_str().unwrap().to_owned();
@@ -160,6 +165,8 @@ fn generate_with_llm_roles_against_an_openai_compatible_server() {
         "m",
         "--api-key-env",
         "SANDMLE_TEST_LLM_KEY",
+        "--llm-developer",
+        developer,
         "--out",
         out.path().to_str().unwrap(),
         "--json",
@@ -169,6 +176,17 @@ fn generate_with_llm_roles_against_an_openai_compatible_server() {
     let v = json(&o);
     assert_eq!(v["yield"]["total"]["kept"], 2, "{}", v["yield"]);
     assert_eq!(v["yield"]["settings"]["roles"]["technical_writer"], "writer-v1");
+    if developer == "program" {
+        assert_eq!(v["yield"]["settings"]["roles"]["ml_developer"], "program-developer-v1");
+        // The kept environments hold the program in their provenance.
+        let kept: Vec<_> = common::tree(out.path())
+            .into_iter()
+            .filter(|(path, _)| path.ends_with("provenance.json"))
+            .map(|(_, bytes)| serde_json::from_slice::<Value>(&bytes).unwrap())
+            .collect();
+        assert_eq!(kept.len(), 2);
+        assert!(kept.iter().all(|p| p["details"]["generator_program"] == GENERATOR));
+    }
     // Without the key every LLM role fails: the funnel counts it apart.
     let bare = tempfile::tempdir().unwrap();
     let mut no_key: Vec<&str> = args.to_vec();
@@ -183,4 +201,19 @@ fn generate_with_llm_roles_against_an_openai_compatible_server() {
     assert_eq!(total["kept"], 0);
     assert_eq!(total["llm_failures"], 6, "2 slots x 3 attempts: {total}");
     assert_no_key(out.path(), &[&o, &o2]);
+}
+
+#[test]
+fn generate_with_llm_roles_whose_developer_sets_hardness() {
+    generate_with_llm_roles("hardness");
+}
+
+#[test]
+fn generate_with_llm_roles_whose_developer_writes_the_data_s_program() {
+    if !sandmle_exec::bubblewrap_available() {
+        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
+        eprintln!("bubblewrap cannot run here: this test is skipped");
+        return;
+    }
+    generate_with_llm_roles("program");
 }

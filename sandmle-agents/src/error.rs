@@ -29,6 +29,15 @@ pub enum Error {
         /// Why the last one was invalid.
         reason: String,
     },
+    /// A generator program the ML Developer wrote kept failing (to run, to
+    /// fit its brief, or a gate) through every repair.
+    #[error("ml developer: no working generator program after {attempts} attempts: {reason}")]
+    GeneratorProgram {
+        /// Programs asked for.
+        attempts: u32,
+        /// Why the last one failed.
+        reason: String,
+    },
     /// A description would reveal the hidden rule.
     #[error("the description {leak}")]
     LeakingDescription {
@@ -93,7 +102,11 @@ impl Error {
     /// that stayed invalid, or a server that failed.
     pub fn is_llm_failure(&self) -> bool {
         match self {
-            Error::LlmReply { .. } | Error::Http { .. } | Error::Unavailable { .. } | Error::BadReply { .. } => true,
+            Error::LlmReply { .. }
+            | Error::GeneratorProgram { .. }
+            | Error::Http { .. }
+            | Error::Unavailable { .. }
+            | Error::BadReply { .. } => true,
             Error::Core(sandmle_core::Error::Port { source, .. }) => {
                 source.downcast_ref::<Error>().is_some_and(Error::is_llm_failure)
             }

@@ -70,6 +70,7 @@ pub mod micro_classes;
 mod mutations;
 mod oracle;
 pub mod pages;
+mod program;
 mod random;
 mod rule;
 mod shrink;
@@ -84,6 +85,9 @@ pub use error::{Error, Result};
 pub use fidelity::{SeparableTau, kendall_tau, separable_tau};
 pub use gates::{Gate, GateVerifier, png_chunk_types};
 pub use lexicon::{DOMAINS, Domain, domain};
+pub use program::{
+    MAX_PROGRAM_ROWS, ORACLE_PREFIX, PROGRAM_DETAIL, SPLIT_COLUMN, assemble_program_rows, program_brief,
+};
 pub use rule::{FAMILIES, Family, Rule, Tree};
 pub use shrink::{SHRINK_VERSION, StratifiedShrinker};
 pub use sizes::{MAX_FILE_CLASSES, test_rows_for};

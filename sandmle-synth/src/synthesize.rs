@@ -291,6 +291,14 @@ impl Synthesizer for DnaSynthesizer {
     fn synthesize(&self, plan: &TaskPlan) -> sandmle_core::Result<Environment> {
         Ok(self.realize(plan)?)
     }
+
+    fn program_brief(&self, plan: &TaskPlan) -> sandmle_core::Result<serde_json::Value> {
+        Ok(crate::program::program_brief(plan, self.train_rows)?)
+    }
+
+    fn assemble(&self, plan: &TaskPlan, rows: &Table, source: &str) -> sandmle_core::Result<Environment> {
+        Ok(crate::program::assemble_program_rows(plan, self.train_rows, rows, source)?)
+    }
 }
 
 /// A plan's names and settings, checked before any data is drawn.

@@ -17,10 +17,12 @@
 //! [`ScriptedChatModel`] replays replies and records requests, for tests
 //! and offline runs.
 
+mod program;
 mod review;
 mod scripted;
 mod strategy;
 
+pub use program::{PROGRAM_DEVELOPER_PROMPT, ProgramDeveloper};
 pub use review::{LlmMlOps, LlmWriter, MLOPS_PROMPT, WRITER_PROMPT};
 pub use scripted::ScriptedChatModel;
 pub use strategy::{DEVELOPER_PROMPT, LlmDeveloper, LlmStrategist, STRATEGIST_PROMPT};

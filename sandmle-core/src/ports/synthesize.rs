@@ -3,6 +3,7 @@ use crate::dna::TaskDna;
 use crate::environment::Environment;
 use crate::error::Result;
 use crate::plan::{PlanRequest, TaskPlan};
+use crate::table::Table;
 
 /// Builds new tasks with a seed's structure and a hidden rule, in the
 /// three steps the SandMLE roles split between them: the DNA of a seed,
@@ -31,10 +32,38 @@ pub trait Synthesizer: Send + Sync {
     /// When the plan cannot be realised (names not distinct, a feature count
     /// the DNA cannot give, features too coarse to hold out test rows, ...).
     fn synthesize(&self, plan: &TaskPlan) -> Result<Environment>;
+
+    /// What a generator program must write for `plan` (the columns, their
+    /// types and ranges, the classes, the row counts, the seed), as JSON,
+    /// for an ML Developer that writes the data's program instead of
+    /// drawing it. The default: this synthesizer assembles no program's
+    /// rows.
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] by default, or for a plan whose data
+    /// no program may write (images, say).
+    fn program_brief(&self, plan: &TaskPlan) -> Result<serde_json::Value> {
+        let _ = plan;
+        Err(crate::Error::Unsupported { component: "synthesizer".into(), what: "generator programs".into() })
+    }
+
+    /// The environment of `plan` from the `rows` a generator program wrote
+    /// to its brief, the program's `source` kept in the provenance.
+    /// Thresholds are not set, as with [`Synthesizer::synthesize`].
+    ///
+    /// # Errors
+    /// The rows' faults (a column missing, a label outside the classes);
+    /// [`crate::Error::Unsupported`] by default.
+    fn assemble(&self, plan: &TaskPlan, rows: &Table, source: &str) -> Result<Environment> {
+        let _ = (plan, rows, source);
+        Err(crate::Error::Unsupported { component: "synthesizer".into(), what: "generator programs".into() })
+    }
 }
 
 forward_impls!(Synthesizer {
     fn extract_dna(&self, seed_env: &Environment) -> Result<TaskDna>;
     fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan>;
     fn synthesize(&self, plan: &TaskPlan) -> Result<Environment>;
+    fn program_brief(&self, plan: &TaskPlan) -> Result<serde_json::Value>;
+    fn assemble(&self, plan: &TaskPlan, rows: &Table, source: &str) -> Result<Environment>;
 });

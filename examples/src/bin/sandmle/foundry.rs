@@ -47,6 +47,20 @@ pub struct GenerateArgs {
     roles: String,
     #[command(flatten)]
     llm: crate::llm::LlmArgs,
+    /// With `--roles llm`, the ML Developer: `program` (it writes a Python
+    /// program that simulates the data, run in the sandbox; image and audio
+    /// plans fall back to `hardness`) or `hardness` (it sets the difficulty
+    /// and mutation factors of the built-in synthesizer's data).
+    #[arg(long = "llm-developer", default_value = "program")]
+    llm_developer: String,
+    /// Wall-clock limit of one generator program in seconds (1 to 3,600).
+    #[arg(long = "program-timeout", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    program_timeout: u64,
+    /// Run generator programs WITHOUT a sandbox: trusted models only.
+    #[arg(long)]
+    unsandboxed: bool,
+    #[command(flatten)]
+    python: crate::sandbox::PythonArgs,
 }
 
 fn seed_tasks(a: &GenerateArgs, g: &Globals) -> Result<Vec<SeedTask>, Failure> {
@@ -92,7 +106,16 @@ pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let c = Composition::new();
     let foundry = match a.roles.as_str() {
         "builtin" => c.foundry(config),
-        "llm" => c.llm_foundry(config, a.llm.model()?),
+        "llm" => match a.llm_developer.as_str() {
+            "hardness" => c.llm_foundry(config, a.llm.model()?),
+            "program" => {
+                let timeout = std::time::Duration::from_secs(a.program_timeout);
+                let backends = sandmle::rl_backends_with(timeout, a.unsandboxed, a.python.settings());
+                let executor = backends.code.ok_or_else(|| Failure::usage("no process executor"))?;
+                c.llm_program_foundry(config, a.llm.model()?, executor, timeout)
+            }
+            other => return Err(Failure::usage(format!("--llm-developer: program or hardness, not `{other}`"))),
+        },
         other => return Err(Failure::usage(format!("--roles: builtin or llm, not `{other}`"))),
     };
     let bar = std::io::stderr().is_terminal().then(|| {

@@ -234,6 +234,9 @@ fn write_outputs(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Makes a policy for a task, with its seed.
+type TaskPolicies<'a> = dyn Fn(&Task, u64) -> sandmle_agents::Result<Box<dyn Policy>> + Sync + 'a;
+
 /// `--curriculum N`: `N` groups, each on the task the frontier sampler
 /// draws by band from the policy's pass rates so far.
 #[allow(clippy::too_many_arguments)]
@@ -243,7 +246,7 @@ fn curriculum(
     dirs: &[PathBuf],
     groups: usize,
     backends: &sandmle_agents::Backends,
-    factory_for: &(dyn Fn(&Task, u64) -> sandmle_agents::Result<Box<dyn Policy>> + Sync),
+    factory_for: &TaskPolicies<'_>,
     config: &RolloutConfig,
     pool: &rayon::ThreadPool,
 ) -> Result<ExitCode, Failure> {
