@@ -14,10 +14,11 @@ fitted estimator in the form the task's metric asks for:
 - rmse, mae, ...: values; rmsle: the model is fitted on log1p(y) and its
   predictions are mapped back and clipped at 0.
 
-Features: numeric columns (median impute), short string columns (one-hot of
-the 30 most frequent values, missing as its own value), free-text columns
-(TF-IDF of word 1-2 grams, at most 20k features; a TruncatedSVD of 100
-components for dense models) and images (greyscale, 16x16, pixels in 0..1).
+Features: numeric columns (median impute), short string columns (one-hot,
+at most 30 columns with rarer values pooled, missing as a value), free-text
+columns (TF-IDF of word 1-2 grams, at most 20k features; a TruncatedSVD of
+100 components for dense models) and images (greyscale, 16x16, pixels in
+0..1). Test-only and train-only columns are not features.
 """
 import json
 import os
@@ -31,6 +32,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.compose import ColumnTransformer  # noqa: E402
 from sklearn.decomposition import TruncatedSVD  # noqa: E402
+from sklearn.dummy import DummyClassifier  # noqa: E402
 from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 from sklearn.impute import SimpleImputer  # noqa: E402
 from sklearn.model_selection import KFold, StratifiedKFold  # noqa: E402
@@ -72,16 +74,19 @@ class Problem:
     and the submission columns its predictions fill."""
 
     def __init__(self, data, y, columns, classify, form):
-        self.mask = ~pd.isna(y)
-        self.y = np.asarray(y[self.mask])
+        self.rows = np.flatnonzero(~pd.isna(y))
+        if classify:  # a class of one row gets it twice: every CV training fold then holds every class
+            counts = y.iloc[self.rows].value_counts()
+            single = self.rows[y.iloc[self.rows].isin(counts.index[counts == 1])]
+            self.rows = np.sort(np.concatenate([self.rows, single]))
+        self.y = np.asarray(y.iloc[self.rows])
         self.columns, self.classify, self.form = columns, classify, form
         self.log = form == "value" and data.metric in LOG_METRICS
         if self.log:
             self.y = np.log1p(np.clip(self.y.astype(float), 0, None))
         if form == "probability":
-            classes = sorted(set(self.y), key=lambda c: (label_text(c), c))
-            named = [c for c in classes if label_text(c).lower() == columns[0].lower()]
-            self.positive = named[0] if named else max(classes) if classes else 1
+            named = [c for c in set(self.y) if label_text(c).lower() == columns[0].lower()]
+            self.positive = named[0] if named else max(set(self.y), default=1)
         metric = data.metric
         if not classify:
             self.scoring = "neg_mean_absolute_error" if metric == "mae" else "neg_root_mean_squared_error"
@@ -126,9 +131,9 @@ class Data:
         self.sample = read_csv("sample_submission")
         if max_rows and len(self.train) > max_rows:
             self.train = self.train.sample(n=max_rows, random_state=0).reset_index(drop=True)
-        targets = t["target_columns"]
-        preds = [c for c in self.sample.columns if c != self.id_col] or t["prediction_columns"]
-        self.pred_cols = preds
+        targets, preds = t["target_columns"], t["prediction_columns"]
+        # written in the sample's column order
+        self.pred_cols = [c for c in self.sample.columns if c != self.id_col] or preds
         images = t.get("images") or None
         image_col = images.get("column") if images else None
         dropped = {self.id_col, image_col, *targets}
@@ -210,8 +215,8 @@ class Data:
         """Fits `make_model(problem)` on each problem and writes the submission."""
         out = pd.DataFrame({self.id_col: self.test[self.id_col]})
         for p in self.problems:
-            model = make_model(p)
-            model.fit(X[np.flatnonzero(p.mask)], p.y)
+            model = make_model(p) if not p.classify or len(set(p.y)) > 1 else DummyClassifier()
+            model.fit(X[p.rows], p.y)
             for col, values in zip(p.columns, p.predictions(model, X_test)):
                 out[col] = values
         out[[self.id_col] + self.pred_cols].to_csv(path, index=False)

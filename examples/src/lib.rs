@@ -29,6 +29,7 @@
 
 pub mod failure;
 pub mod fidelity;
+pub mod program_fidelity;
 #[cfg(feature = "server")]
 pub mod serve;
 

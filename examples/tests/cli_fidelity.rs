@@ -44,3 +44,48 @@ fn fidelity_refuses_fewer_than_five_shrinks_and_unknown_seeds() {
         assert_eq!(json(&o)["error"]["kind"], "bad_arguments");
     }
 }
+
+/// The committed solution programs, ranked on the full task and on each
+/// micro environment in the sandbox, with the Python of `SANDMLE_PYTHON`
+/// (scikit-learn's; CI's sandbox virtualenv).
+#[test]
+fn fidelity_ranks_the_committed_solution_programs_on_micro_and_full_tasks() {
+    if !sandmle_exec::bubblewrap_available() {
+        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
+        eprintln!("bubblewrap cannot run here: this test is skipped");
+        return;
+    }
+    let Some(python) = std::env::var_os("SANDMLE_PYTHON").filter(|p| !p.is_empty()) else {
+        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "CI sets SANDMLE_PYTHON");
+        eprintln!("SANDMLE_PYTHON (a Python with scikit-learn) is not set: this test is skipped");
+        return;
+    };
+    let programs = sandmle::repository_seeds().parent().unwrap().join("solutions");
+    let args = [
+        "--json",
+        "fidelity",
+        "--seed-env",
+        "wine",
+        "--synthesized",
+        "0",
+        "--no-sensitivity",
+        "--programs",
+        programs.to_str().unwrap(),
+        "--python",
+        python.to_str().unwrap(),
+    ];
+    let o = sandmle(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    let p = &v["seeds"][0]["programs"];
+    let names: Vec<&str> = p["programs"].as_array().unwrap().iter().map(|x| x["program"].as_str().unwrap()).collect();
+    assert_eq!(names, ["forest", "gbm", "gbm_tuned", "knn", "linear", "stack"]);
+    assert_eq!(p["failed_runs"], serde_json::json!([0, 36]), "every program runs on the full task and 5 micro ones");
+    for x in p["programs"].as_array().unwrap() {
+        // Multiclass log loss: every program beats the uniform prediction (ln 3).
+        let full = x["full"].as_f64().unwrap();
+        assert!(full < 3f64.ln(), "{x}");
+    }
+    assert_eq!(p["tau"]["n"], 5);
+    assert_eq!(v["median_program_tau"]["median"], p["tau"]["median"]);
+}

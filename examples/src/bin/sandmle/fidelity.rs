@@ -6,6 +6,7 @@ use crate::Globals;
 use crate::output::{Failure, Kind, print_json, say};
 use clap::Args;
 use sandmle::fidelity::{FidelityConfig, SeedFidelity, Spread, seed_fidelity};
+use sandmle::program_fidelity::{ProgramFidelity, program_fidelity};
 use sandmle_core::Environment;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +30,19 @@ pub struct FidelityArgs {
     /// Skip the training-rows and test-rows sensitivity runs.
     #[arg(long = "no-sensitivity")]
     no_sensitivity: bool,
+    /// Also rank these solution programs (a folder of `.py` files, as
+    /// `examples/solutions/`), run in the sandbox on the full task and on
+    /// each micro environment: tau among real models.
+    #[arg(long)]
+    programs: Option<PathBuf>,
+    /// Wall-clock limit of one solution program's run in seconds (1 to 3,600).
+    #[arg(long = "program-timeout", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    program_timeout: u64,
+    /// Run the solution programs WITHOUT a sandbox: trusted code only.
+    #[arg(long)]
+    unsandboxed: bool,
+    #[command(flatten)]
+    python: crate::sandbox::PythonArgs,
 }
 
 fn spread(s: &Option<Spread>) -> String {
@@ -39,12 +53,12 @@ fn median(s: &Option<Spread>) -> String {
     s.as_ref().map_or("-".into(), |s| format!("{:.2}", s.median))
 }
 
-fn row(f: &SeedFidelity) -> String {
+fn row(f: &SeedFidelity, programs: Option<&ProgramFidelity>) -> String {
     let sens: Vec<String> =
         f.sensitivity.iter().skip(1).map(|s| format!("{}/{}: {}", s.train_rows, s.test_rows, median(&s.tau))).collect();
     let base = f.sensitivity.first().map_or("-".into(), |s| format!("{}/{}", s.train_rows, s.test_rows));
     format!(
-        "{:<14} {:<20} {:>18} {:>18} {:>7} {:>8}  {:<40} {:>6}",
+        "{:<14} {:<20} {:>18} {:>18} {:>7} {:>8}  {:<40} {:>6} {:>18}",
         f.seed,
         f.metric,
         spread(&f.tau),
@@ -53,6 +67,7 @@ fn row(f: &SeedFidelity) -> String {
         base,
         sens.join("  "),
         f.learnability_ratio.map_or("-".into(), |r| format!("{r:.2}")),
+        programs.map_or("-".into(), |p| spread(&p.tau)),
     )
 }
 
@@ -76,7 +91,7 @@ pub fn fidelity(a: &FidelityArgs, g: &Globals) -> Result<ExitCode, Failure> {
     let c = sandmle::Composition::new();
     if !g.json {
         say!(
-            "{:<14} {:<20} {:>18} {:>18} {:>7} {:>8}  {:<40} {:>6}",
+            "{:<14} {:<20} {:>18} {:>18} {:>7} {:>8}  {:<40} {:>6} {:>18}",
             "seed",
             "metric",
             "tau med (min–max)",
@@ -84,26 +99,56 @@ pub fn fidelity(a: &FidelityArgs, g: &Globals) -> Result<ExitCode, Failure> {
             "pairs",
             "trn/tst",
             "tau at train/test rows",
-            "learn"
+            "learn",
+            "programs' tau"
         );
     }
+    let solutions = match &a.programs {
+        Some(dir) => {
+            sandmle::program_fidelity::solution_programs(dir).map_err(|e| Failure::usage(e.to_string()))?;
+            let timeout = std::time::Duration::from_secs(a.program_timeout);
+            let backends = sandmle::rl_backends_with(timeout, a.unsandboxed, a.python.settings());
+            Some((dir, backends.code.ok_or_else(|| Failure::usage("no process executor"))?, timeout))
+        }
+        None => None,
+    };
     let mut all = Vec::new();
+    let mut rows = Vec::new();
     for dir in &dirs {
         let env = Environment::read(dir).map_err(|e| Failure::broken(format!("{}: {e}", dir.display())))?;
         let name = dir.file_name().map_or_else(|| env.task().id.clone(), |n| n.to_string_lossy().into_owned());
-        let f = seed_fidelity(&c, &name, &env, &config)
-            .map_err(|e| Failure::new(Kind::System, format!("{}: {e}", dir.display())))?;
+        let system = |e: sandmle_agents::Error| Failure::new(Kind::System, format!("{}: {e}", dir.display()));
+        let f = seed_fidelity(&c, &name, &env, &config).map_err(system)?;
+        let p = match &solutions {
+            Some((programs, executor, timeout)) => {
+                Some(program_fidelity(&c, &env, programs, executor.as_ref(), a.shrinks, *timeout).map_err(system)?)
+            }
+            None => None,
+        };
         if !g.json {
-            say!("{}", row(&f));
+            say!("{}", row(&f, p.as_ref()));
         }
-        all.push(f);
+        let mut value = serde_json::to_value(&f).map_err(|e| Failure::new(Kind::System, e.to_string()))?;
+        if let (Some(p), Some(fields)) = (&p, value.as_object_mut()) {
+            fields.insert("programs".into(), serde_json::json!(p));
+        }
+        rows.push(value);
+        all.push((f, p));
     }
-    let taus: Vec<f64> = all.iter().filter_map(|f| f.tau.as_ref().map(|t| t.median)).collect();
+    let taus: Vec<f64> = all.iter().filter_map(|(f, _)| f.tau.as_ref().map(|t| t.median)).collect();
     let overall = Spread::of(&taus);
+    let program_taus: Vec<f64> =
+        all.iter().filter_map(|(_, p)| p.as_ref().and_then(|p| p.tau.as_ref()).map(|t| t.median)).collect();
+    let programs_overall = Spread::of(&program_taus);
     if g.json {
-        print_json(&serde_json::json!({"seeds": all, "median_tau": overall, "shrinks": a.shrinks}));
+        print_json(&serde_json::json!({
+            "seeds": rows, "median_tau": overall, "median_program_tau": programs_overall, "shrinks": a.shrinks,
+        }));
     } else {
         say!("median over seeds of the per-seed median tau: {}", median(&overall));
+        if solutions.is_some() {
+            say!("the same among the solution programs: {}", median(&programs_overall));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
