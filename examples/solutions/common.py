@@ -85,7 +85,8 @@ class Problem:
         if self.log:
             self.y = np.log1p(np.clip(self.y.astype(float), 0, None))
         if form == "probability":
-            named = [c for c in set(self.y) if label_text(c).lower() == columns[0].lower()]
+            labels = sorted(set(self.y), key=lambda c: (label_text(c), str(c)))
+            named = [c for c in labels if label_text(c).lower() == columns[0].lower()]
             self.positive = named[0] if named else max(set(self.y), default=1)
         metric = data.metric
         if not classify:

@@ -195,6 +195,15 @@ pub fn rl_backends_with(
     }
 }
 
+/// The sandboxed process executor (bubblewrap required unless
+/// `unsandboxed`) with `python`, for programs run outside an episode
+/// (generator programs, solution programs).
+pub fn code_executor(unsandboxed: bool, python: sandmle_exec::PythonSettings) -> Arc<dyn sandmle_core::Executor> {
+    let sandbox =
+        if unsandboxed { sandmle_exec::SandboxMode::Unsandboxed } else { sandmle_exec::SandboxMode::Required };
+    Arc::new(sandmle_exec::ProcessExecutor { sandbox, python, ..sandmle_exec::ProcessExecutor::default() })
+}
+
 /// The baseline panel's specs for `env`, as JSON (the `PanelPolicy`'s
 /// menu).
 pub fn panel_specs(env: &Environment) -> Vec<serde_json::Value> {

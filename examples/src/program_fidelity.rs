@@ -33,7 +33,8 @@ pub struct ProgramScores {
     pub program: String,
     /// Its score on the full task (`None`: it failed).
     pub full: Option<f64>,
-    /// Its score on each micro environment, in shrink order.
+    /// Its score on each micro environment, in the order of
+    /// [`ProgramFidelity::shrink_seeds`].
     pub micro: Vec<Option<f64>>,
 }
 
@@ -44,8 +45,14 @@ pub struct ProgramFidelity {
     pub programs: Vec<ProgramScores>,
     /// Tau between each micro ranking and the full one.
     pub tau: Option<Spread>,
+    /// The shrink seeds of the micro environments (a shrink that fails
+    /// is left out).
+    pub shrink_seeds: Vec<u64>,
     /// Runs that failed, of all runs.
     pub failed_runs: (usize, usize),
+    /// Why each failed run failed (`program on environment: reason`), in
+    /// run order.
+    pub failures: Vec<String>,
 }
 
 /// The solution programs of `dir`: its `.py` files other than the shared
@@ -86,7 +93,8 @@ fn task_json(env: &Environment) -> serde_json::Value {
     })
 }
 
-/// Runs `program` (a file of `dir`) on `env` and grades its submission.
+/// Runs `program` (a file of `dir`) on `env` and grades its submission:
+/// `Ok(Err(why))` when the program failed or its submission is invalid.
 fn score(
     c: &Composition,
     executor: &dyn Executor,
@@ -94,7 +102,7 @@ fn score(
     program: &str,
     env: &Environment,
     timeout: Duration,
-) -> Result<Option<f64>> {
+) -> Result<std::result::Result<f64, String>> {
     let code = tempfile::Builder::new()
         .prefix("sandmle-solution-")
         .tempdir()
@@ -114,9 +122,18 @@ fn score(
         timeout,
     });
     let run = executor.execute(&solution, &env.public_view())?;
-    let (ExecStatus::Completed, Some(submission)) = (run.status, run.submission) else { return Ok(None) };
+    let submission = match (run.status, run.submission) {
+        (ExecStatus::Completed, Some(submission)) => submission,
+        (status, _) => {
+            let last = run.stderr_tail.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default();
+            return Ok(Err(sandmle_core::bounded(&format!("{status:?}: {last}"))));
+        }
+    };
     let grade = c.grader.grade(&env.grading_task(), &submission)?;
-    Ok(grade.valid_submission.then_some(grade.score).flatten())
+    Ok(match (grade.valid_submission, grade.score) {
+        (true, Some(score)) => Ok(score),
+        _ => Err(sandmle_core::bounded(&format!("an invalid submission: {}", grade.error.unwrap_or_default()))),
+    })
 }
 
 fn board(programs: &[String], scores: &[Option<f64>]) -> Leaderboard {
@@ -144,12 +161,27 @@ pub fn program_fidelity(
     let programs = solution_programs(dir)?;
     let shrinker = StratifiedShrinker::default();
     let mut envs = vec![seed_env.clone()];
-    envs.extend((0..shrinks).filter_map(|s| shrinker.shrink_env(seed_env, s).ok()));
+    let mut shrink_seeds = Vec::new();
+    for s in 0..shrinks {
+        if let Ok(env) = shrinker.shrink_env(seed_env, s) {
+            envs.push(env);
+            shrink_seeds.push(s);
+        }
+    }
     let jobs: Vec<(usize, usize)> = (0..envs.len()).flat_map(|e| (0..programs.len()).map(move |p| (e, p))).collect();
-    let scores: Vec<Option<f64>> = jobs
+    let runs: Vec<std::result::Result<f64, String>> = jobs
         .par_iter()
         .map(|&(e, p)| score(c, executor, dir, &programs[p], &envs[e], timeout))
         .collect::<Result<_>>()?;
+    let failures: Vec<String> = jobs
+        .iter()
+        .zip(&runs)
+        .filter_map(|(&(e, p), r)| {
+            let at = if e == 0 { "the full task".to_owned() } else { format!("shrink {}", shrink_seeds[e - 1]) };
+            r.as_ref().err().map(|why| format!("{} on {at}: {why}", programs[p]))
+        })
+        .collect();
+    let scores: Vec<Option<f64>> = runs.iter().map(|r| r.as_ref().ok().copied()).collect();
     let at = |e: usize| &scores[e * programs.len()..(e + 1) * programs.len()];
     let full = board(&programs, at(0));
     let taus: Vec<f64> = (1..envs.len()).filter_map(|e| kendall_tau(&full, &board(&programs, at(e)))).collect();
@@ -165,6 +197,8 @@ pub fn program_fidelity(
             })
             .collect(),
         tau: Spread::of(&taus),
+        shrink_seeds,
         failed_runs: (failed, scores.len()),
+        failures,
     })
 }

@@ -162,9 +162,46 @@ fn the_yield_reports_the_spread_of_domains_families_and_mutations() {
     assert_eq!(spread.domains.values().sum::<usize>(), report.yield_.total.kept);
     assert!(!spread.rule_families.is_empty());
     assert!(spread.mutations.contains_key("noise"));
+    // Diversity: titles and column sets counted over the kept environments.
+    let kept = report.yield_.total.kept;
+    assert!(kept >= 8, "{kept}");
+    assert!(spread.titles >= 5 && spread.titles <= kept, "{spread:?}");
+    assert!(spread.column_sets >= 5 && spread.column_sets <= kept, "{spread:?}");
+    assert_eq!(spread.modalities.get("tabular"), Some(&kept));
+    assert!(spread.near_duplicates <= kept * (kept - 1) / 2);
     let y: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("yield.json")).unwrap()).unwrap();
     assert_eq!(y["seeds"]["breast_cancer"]["candidates"], 10);
     assert_eq!(y["settings"]["roles"]["technical_writer"], "builtin-writer");
+}
+
+/// Two kept environments with the same targets and rule family and
+/// feature sets 4/5 alike are near-duplicates; 3/5 alike, or another
+/// family, are not.
+#[test]
+fn near_duplicates_are_counted_by_targets_family_and_column_overlap() {
+    use sandmle_agents::foundry::{AttemptRecord, Stage, near_duplicates};
+    let record = |family: &str, columns: &[&str]| AttemptRecord {
+        attempt: 0,
+        seed: 0,
+        stage: Stage::Verify,
+        error: None,
+        llm_failure: false,
+        gates: vec![],
+        domain: None,
+        rule_family: Some(family.into()),
+        mutations: None,
+        title: None,
+        columns: columns.iter().map(|c| (*c).to_owned()).collect(),
+        targets: vec!["outcome".into()],
+    };
+    let a = record("interactions", &["a", "b", "c", "d", "e"]);
+    let b = record("interactions", &["a", "b", "c", "d", "e", "f"]);
+    let c = record("interactions", &["a", "b", "c", "x", "y"]);
+    let d = record("thresholds", &["a", "b", "c", "d", "e"]);
+    assert_eq!(near_duplicates(&[&a, &b]), 1, "5 of 6 names shared");
+    assert_eq!(near_duplicates(&[&a, &c]), 0, "3 of 7 names shared");
+    assert_eq!(near_duplicates(&[&a, &d]), 0, "another rule family");
+    assert_eq!(near_duplicates(&[&a, &b, &d]), 1);
 }
 
 /// A strategist that records its calls, planning through the built-in one.

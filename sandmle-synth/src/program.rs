@@ -61,7 +61,15 @@ fn targets_of(plan: &TaskPlan) -> Result<(Vec<Vec<String>>, Vec<String>)> {
     Ok((classes, prediction))
 }
 
-fn refuse_media(plan: &TaskPlan) -> Result<()> {
+/// Refuses plans no program may write: images, audio and pages (not
+/// tables), and a column named as the program's own (`split`,
+/// `oracle_...`), which would be read as a feature.
+fn check_plan(plan: &TaskPlan) -> Result<()> {
+    if let Some(name) = plan.column_names().into_iter().find(|n| *n == SPLIT_COLUMN || n.starts_with(ORACLE_PREFIX)) {
+        return Err(Error::Unsupported {
+            reason: format!("the plan's column `{name}` is a name generator programs write for their own use"),
+        });
+    }
     let dna = &plan.dna;
     if dna.images.is_some() || dna.audio.is_some() || dna.pixels.is_some() {
         return Err(Error::Unsupported {
@@ -73,14 +81,15 @@ fn refuse_media(plan: &TaskPlan) -> Result<()> {
 }
 
 /// What a generator program must write for `plan`, as JSON: the story, the
-/// task, the row counts (`train_rows` of `train_rows` for training, and
-/// `test_rows`), every column with its type and range, the classes of each
+/// task, the row counts (`train_rows` training rows, as the synthesizer
+/// draws, and `test_rows`), every column with its type and range, the classes of each
 /// label target, the prediction columns and the seed to draw from.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for an image, audio or page plan.
+/// [`Error::Unsupported`] for an image, audio or page plan, or a column
+/// named `split` or `oracle_...`.
 pub fn program_brief(plan: &TaskPlan, train_rows: usize) -> Result<Value> {
-    refuse_media(plan)?;
+    check_plan(plan)?;
     let (classes, prediction) = targets_of(plan)?;
     let form = plan.dna.metric.submission_form(plan.dna.kind);
     let shares: Vec<f64> = match plan.dna.targets.first() {
@@ -154,7 +163,7 @@ fn bad(reason: impl Into<String>) -> Error {
 /// [`Error::BadPlan`] naming what is wrong with the rows;
 /// [`Error::Unsupported`] for an image, audio or page plan.
 pub fn assemble_program_rows(plan: &TaskPlan, train_rows: usize, rows: &Table, program: &str) -> Result<Environment> {
-    refuse_media(plan)?;
+    check_plan(plan)?;
     let (classes, prediction) = targets_of(plan)?;
     let planned: Vec<&str> =
         plan.features.iter().map(|f| f.name.as_str()).chain(plan.targets.iter().map(String::as_str)).collect();
@@ -253,10 +262,8 @@ pub fn assemble_program_rows(plan: &TaskPlan, train_rows: usize, rows: &Table, p
     provenance.dna = Some(dna.clone());
     provenance.details.insert(PROGRAM_DETAIL.into(), json!(program));
     if declared > 0 {
-        // The test rows by their fresh id: answers are sorted by id.
-        let mut order: Vec<usize> = (train.len()..kept.len()).collect();
-        order.sort_by_key(|&k| ids[k]);
-        let source: Vec<usize> = order.iter().map(|&k| kept[k]).collect();
+        // The test rows in the answers' order (by fresh id).
+        let source = crate::oracle::test_rows_in_order(&kept, &ids, train.len());
         let declared = rows.select(&oracle_names)?.take(&source)?;
         let mut pred = Table::new();
         pred.push_column("id", t.answers.column("id")?.clone())?;

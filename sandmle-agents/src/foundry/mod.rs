@@ -32,7 +32,9 @@ mod records;
 mod report;
 
 pub use records::{AttemptRecord, IndexEntry, SLOT_SCHEMA, SlotRecord, Stage};
-pub use report::{FailedAttempt, Funnel, RunSettings, Spread, Yield, yield_of};
+pub use report::{
+    FailedAttempt, Funnel, NEAR_DUPLICATE_OVERLAP, RunSettings, Spread, Yield, near_duplicates, yield_of,
+};
 
 use crate::error::{Error, Result};
 use crate::roles::{Brief, DataStrategist, MlDeveloper, MlOpsEngineer, TechnicalWriter, leaks};
@@ -204,6 +206,9 @@ impl Foundry {
             domain: None,
             rule_family: None,
             mutations: None,
+            title: None,
+            columns: vec![],
+            targets: vec![],
         };
         let fail = |mut record: AttemptRecord, stage: Stage, error: String| {
             record.stage = stage;
@@ -221,6 +226,9 @@ impl Foundry {
         record.domain = Some(plan.domain.clone());
         record.rule_family = Some(plan.rule_family.clone());
         record.mutations = Some(plan.mutations);
+        record.title = Some(plan.story.title.clone());
+        record.columns = plan.features.iter().map(|f| f.name.clone()).collect();
+        record.targets = plan.targets.clone();
         let mut env = match self.developer.develop(&plan) {
             Ok(env) => env,
             Err(e) => return failed(record, Stage::Develop, e),

@@ -51,6 +51,15 @@ pub struct AttemptRecord {
     /// The plan's mutations, once planned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutations: Option<Mutations>,
+    /// The plan's title, once planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The plan's feature column names, once planned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
+    /// The plan's target column names, once planned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 impl AttemptRecord {

@@ -1,8 +1,8 @@
 //! `yield.json` and `index.jsonl`, derived from the slot records.
 
-use super::records::{SlotRecord, Stage};
+use super::records::{AttemptRecord, SlotRecord, Stage};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How many candidates survive each stage (the last attempt of each slot
 /// decides), as in the SandMLE paper's 1,200 → 912.
@@ -75,10 +75,19 @@ pub struct RunSettings {
     pub target_band: Option<u8>,
 }
 
-/// The spread of the kept environments over domains, rule families and
-/// mutations.
+/// The spread of the kept environments over domains, rule families,
+/// mutations and modalities, and how many of them are alike.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Spread {
+    /// Distinct titles among the kept environments.
+    pub titles: usize,
+    /// Distinct sets of feature column names.
+    pub column_sets: usize,
+    /// Pairs of kept environments that are near-duplicates
+    /// ([`near_duplicates`]).
+    pub near_duplicates: usize,
+    /// Kept environments per modality.
+    pub modalities: BTreeMap<String, usize>,
     /// Kept environments per domain.
     pub domains: BTreeMap<String, usize>,
     /// Kept environments per rule family.
@@ -167,5 +176,52 @@ pub fn yield_of(settings: &RunSettings, records: &[SlotRecord]) -> Yield {
             }
         }
     }
+    let kept: Vec<&AttemptRecord> =
+        records.iter().filter(|r| r.env_id.is_some()).filter_map(|r| r.attempts.last()).collect();
+    spread.titles = kept.iter().filter_map(|a| a.title.as_ref()).collect::<BTreeSet<_>>().len();
+    spread.column_sets = kept
+        .iter()
+        .filter(|a| !a.columns.is_empty())
+        .map(|a| a.columns.iter().collect::<BTreeSet<_>>())
+        .collect::<BTreeSet<_>>()
+        .len();
+    spread.near_duplicates = near_duplicates(&kept);
+    for r in records {
+        if let Some(e) = &r.index_entry {
+            let name = serde_json::to_value(e.modality).ok().and_then(|v| v.as_str().map(str::to_owned));
+            *spread.modalities.entry(name.unwrap_or_default()).or_default() += 1;
+        }
+    }
     Yield { schema: "sandmle.yield/v1", settings: settings.clone(), total, seeds, spread, failures }
 }
+
+/// The share of column names two sets hold in common (Jaccard).
+fn alike(a: &BTreeSet<&String>, b: &BTreeSet<&String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 { 1.0 } else { a.intersection(b).count() as f64 / union as f64 }
+}
+
+/// Pairs of `kept` attempts that are near-duplicates: the same target
+/// columns and rule family, and feature column sets at least
+/// [`NEAR_DUPLICATE_OVERLAP`] alike (Jaccard). Environments whose plans
+/// recorded no columns are not compared.
+pub fn near_duplicates(kept: &[&AttemptRecord]) -> usize {
+    // By (targets, rule family): each kept plan's feature names.
+    type Key<'a> = (&'a [String], Option<&'a String>);
+    let mut groups: BTreeMap<Key<'_>, Vec<BTreeSet<&String>>> = BTreeMap::new();
+    for a in kept.iter().filter(|a| !a.columns.is_empty()) {
+        groups.entry((&a.targets, a.rule_family.as_ref())).or_default().push(a.columns.iter().collect());
+    }
+    let mut pairs = 0;
+    for sets in groups.values() {
+        for i in 0..sets.len() {
+            pairs += (i + 1..sets.len()).filter(|&j| alike(&sets[i], &sets[j]) >= NEAR_DUPLICATE_OVERLAP).count();
+        }
+    }
+    pairs
+}
+
+/// How alike two feature column sets must be (Jaccard) for two
+/// environments with the same targets and rule family to count as
+/// near-duplicates.
+pub const NEAR_DUPLICATE_OVERLAP: f64 = 0.8;

@@ -19,12 +19,14 @@
 //! succeeded is kept in the provenance (`private/provenance.json`,
 //! `details.generator_program`).
 //!
-//! Plans whose data is not a table (images, audio, pages) have no brief;
-//! they go to [`ProgramDeveloper::fallback`] when one is set.
+//! Plans the synthesizer gives no brief (images, audio and pages, whose
+//! data is not a table) go to [`ProgramDeveloper::fallback`] when one is
+//! set.
 
 use super::LlmSettings;
 use crate::error::{Error, Result};
 use crate::roles::MlDeveloper;
+use sandmle_core::Blame;
 use sandmle_core::{
     BaselinePanel, Column, Environment, ExecStatus, Executor, Grader, Message, Program, PublicView, Solution, Table,
     TaskPlan, TaskSpec, Verifier,
@@ -43,8 +45,11 @@ perfectly. Use the standard library (numpy only if it is installed). Seed every 
 `seed`. Read nothing from the network.";
 
 /// Runs the model's program and hands its table back as the run's output.
+/// A program that ends with `sys.exit(0)` (or `sys.exit()`) has
+/// finished; any other exit status is its failure.
 const DRIVER: &str = "import os, runpy, sys\n\
-runpy.run_path('generate.py', run_name='__main__')\n\
+try:\n    runpy.run_path('generate.py', run_name='__main__')\n\
+except SystemExit as e:\n    if e.code not in (None, 0):\n        raise\n\
 if not os.path.isfile('data.csv'):\n    sys.exit('generate.py wrote no data.csv')\n\
 os.replace('data.csv', 'submission.csv')\n";
 
@@ -66,8 +71,9 @@ pub struct ProgramDeveloper {
     pub verifier: Arc<dyn Verifier>,
     /// The program's wall-clock limit.
     pub timeout: Duration,
-    /// Builds the plans no program may write (images, audio, pages: the
-    /// synthesizer gives them no brief); without one they fail.
+    /// Builds the plans the synthesizer gives no brief (images, audio and
+    /// pages, whose data is not a table; a plan whose column names clash
+    /// with the program's own); without one they fail.
     pub fallback: Option<Arc<dyn MlDeveloper>>,
 }
 
@@ -210,8 +216,11 @@ impl ProgramDeveloper {
             Ok(env) => env,
             Err(e) => return Ok(Err(Failure::plain(format!("data.csv does not fit the brief: {e}")))),
         };
-        if let Err(e) = sandmle_core::set_thresholds(&mut env, self.panel.as_ref(), self.grader.as_ref()) {
-            return Ok(Err(Failure::plain(format!("the data cannot be calibrated: {e}"))));
+        match sandmle_core::set_thresholds(&mut env, self.panel.as_ref(), self.grader.as_ref()) {
+            Ok(()) => {}
+            // The panel's or grader's own faults are not the program's.
+            Err(e) if e.fault() == sandmle_core::Fault::System => return Err(e.into()),
+            Err(e) => return Ok(Err(Failure::plain(format!("the data cannot be calibrated: {e}")))),
         }
         let refused: Vec<String> = self
             .verifier
@@ -259,7 +268,7 @@ impl MlDeveloper for ProgramDeveloper {
                 }
             }
         }
-        Err(Error::GeneratorProgram { attempts: self.settings.repairs + 1, reason: last })
+        Err(Error::GeneratorProgram { attempts: self.settings.repairs.saturating_add(1), reason: last })
     }
 }
 

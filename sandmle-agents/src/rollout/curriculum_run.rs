@@ -57,6 +57,9 @@ pub fn rollout_curriculum(
     config: &RolloutConfig,
     on_group: &mut dyn FnMut(&CurriculumGroup),
 ) -> Result<Vec<CurriculumGroup>> {
+    if n == 0 {
+        return Err(Error::BadSetting { setting: "group", reason: "a group needs at least one rollout".into() });
+    }
     let mut out = Vec::with_capacity(groups);
     for g in 0..groups {
         let id = sampler.next_task().to_owned();

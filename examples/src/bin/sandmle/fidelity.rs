@@ -107,8 +107,7 @@ pub fn fidelity(a: &FidelityArgs, g: &Globals) -> Result<ExitCode, Failure> {
         Some(dir) => {
             sandmle::program_fidelity::solution_programs(dir).map_err(|e| Failure::usage(e.to_string()))?;
             let timeout = std::time::Duration::from_secs(a.program_timeout);
-            let backends = sandmle::rl_backends_with(timeout, a.unsandboxed, a.python.settings());
-            Some((dir, backends.code.ok_or_else(|| Failure::usage("no process executor"))?, timeout))
+            Some((dir, sandmle::code_executor(a.unsandboxed, a.python.settings()), timeout))
         }
         None => None,
     };

@@ -109,9 +109,15 @@ pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
         "llm" => match a.llm_developer.as_str() {
             "hardness" => c.llm_foundry(config, a.llm.model()?),
             "program" => {
+                if !a.unsandboxed && !sandmle_exec::bubblewrap_available() {
+                    return Err(Failure::new(
+                        crate::output::Kind::System,
+                        "generator programs run sandboxed, and bubblewrap cannot run here (install it, or pass \
+                         --unsandboxed for a model you trust, or --llm-developer hardness)",
+                    ));
+                }
                 let timeout = std::time::Duration::from_secs(a.program_timeout);
-                let backends = sandmle::rl_backends_with(timeout, a.unsandboxed, a.python.settings());
-                let executor = backends.code.ok_or_else(|| Failure::usage("no process executor"))?;
+                let executor = sandmle::code_executor(a.unsandboxed, a.python.settings());
                 c.llm_program_foundry(config, a.llm.model()?, executor, timeout)
             }
             other => return Err(Failure::usage(format!("--llm-developer: program or hardness, not `{other}`"))),

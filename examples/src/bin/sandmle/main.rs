@@ -19,6 +19,7 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod caps;
+mod curriculum;
 mod export;
 mod fidelity;
 mod foundry;
