@@ -50,9 +50,7 @@ fn fidelity_refuses_fewer_than_five_shrinks_and_unknown_seeds() {
 /// (scikit-learn's; CI's sandbox virtualenv).
 #[test]
 fn fidelity_ranks_the_committed_solution_programs_on_micro_and_full_tasks() {
-    if !sandmle_exec::bubblewrap_available() {
-        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
-        eprintln!("bubblewrap cannot run here: this test is skipped");
+    if !common::bwrap_or_skip() {
         return;
     }
     let Some(python) = std::env::var_os("SANDMLE_PYTHON").filter(|p| !p.is_empty()) else {

@@ -210,9 +210,7 @@ fn generate_with_llm_roles_whose_developer_sets_hardness() {
 
 #[test]
 fn generate_with_llm_roles_whose_developer_writes_the_data_s_program() {
-    if !sandmle_exec::bubblewrap_available() {
-        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
-        eprintln!("bubblewrap cannot run here: this test is skipped");
+    if !common::bwrap_or_skip() {
         return;
     }
     generate_with_llm_roles("program");

@@ -7,6 +7,9 @@
 //! `SANDMLE_PYTHON` (CI's virtualenv) names the Python the sandbox exposes;
 //! else the system's `python3`.
 
+mod common;
+
+use common::bwrap_or_skip;
 use sandmle_agents::codec::codec_by_name;
 use sandmle_agents::reward::reward_by_name;
 use sandmle_agents::rollout::{Estimator, StdlibPythonPolicy};
@@ -16,15 +19,6 @@ use sandmle_core::{Execution, Executor, Grader, PublicView, Solution, Table, Wor
 use sandmle_exec::{CodeSteps, ProcessExecutor, PythonChoice, PythonSettings};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-fn bwrap_or_skip() -> bool {
-    let ok = sandmle_exec::bubblewrap_available();
-    if !ok {
-        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
-        eprintln!("bubblewrap cannot run here: this test is skipped");
-    }
-    ok
-}
 
 /// The process executor, recording how each code step started.
 struct Recording {

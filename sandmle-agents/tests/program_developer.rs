@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{mlops, parts, seed, strategist};
+use common::{bwrap_or_skip, mlops, parts, seed, strategist};
 use sandmle_agents::Error;
 use sandmle_agents::foundry::{Foundry, FoundryConfig, Stage};
 use sandmle_agents::llm::{LlmSettings, ProgramDeveloper, ScriptedChatModel};
@@ -17,15 +17,6 @@ use std::time::Duration;
 
 /// A generator program as a model writes one (standard library only).
 const GENERATOR: &str = include_str!("../../examples/generators/latent_traits.py");
-
-fn bwrap_or_skip() -> bool {
-    let ok = sandmle_exec::bubblewrap_available();
-    if !ok {
-        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
-        eprintln!("bubblewrap cannot run here: this test is skipped");
-    }
-    ok
-}
 
 fn executor() -> Arc<dyn Executor> {
     let choice = match std::env::var_os("SANDMLE_PYTHON") {

@@ -13,13 +13,10 @@
 //! graded as the synthesizer's own (calibration puts the medal ladder under
 //! it); without one the thresholds come from the panel alone.
 
-use crate::describe::{Story, describe};
 use crate::error::{Error, Result};
-use crate::labelled::tables;
-use crate::synthesize::{classes_for, finish_synthesized, record_oracle, split_with_fresh_ids};
+use crate::synthesize::{TableTask, classes_for, finish_synthesized, record_oracle, split_with_fresh_ids, table_task};
 use sandmle_core::{
-    Column, Environment, FeatureDna, OraclePrediction, OracleRecord, Provenance, SubmissionForm, Table, TargetDna,
-    TaskPlan, TaskSpec,
+    Column, Environment, FeatureDna, OraclePrediction, OracleRecord, SubmissionForm, Table, TargetDna, TaskPlan,
 };
 use serde_json::{Value, json};
 
@@ -236,30 +233,8 @@ pub fn assemble_program_rows(plan: &TaskPlan, train_rows: usize, rows: &Table, p
     all.push_column("id", Column::Text(vec![None; rows.n_rows()]))?;
     let all = all.select(&std::iter::once("id").chain(planned.iter().copied()).collect::<Vec<_>>())?;
     let (train_t, test_t, ids) = split_with_fresh_ids(&all, &kept, train.len(), plan.seed)?;
-    let dna = &plan.dna;
-    let task = TaskSpec {
-        id: format!("{}-synth", plan.seed_task),
-        modality: dna.modality,
-        kind: dna.kind,
-        id_column: "id".into(),
-        target_columns: plan.targets.clone(),
-        prediction_columns: prediction.clone(),
-        metric: dna.metric.clone(),
-        direction: dna.direction,
-        images: None,
-        train_only_columns: Vec::new(),
-        group_column: None,
-    };
-    let t = tables(&task, train_t, test_t)?;
-    let story = Story {
-        title: plan.story.title.clone(),
-        row_noun: plan.story.row_noun.clone(),
-        context: plan.story.context.clone(),
-    };
-    let description = describe(&task, &story, &t.train, t.test.n_rows());
-    let mut provenance =
-        Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, crate::SYNTH_VERSION, plan.seed);
-    provenance.dna = Some(dna.clone());
+    let TableTask { task, tables: t, description, mut provenance } =
+        table_task(plan, plan.targets.clone(), prediction.clone(), train_t, test_t)?;
     provenance.details.insert(PROGRAM_DETAIL.into(), json!(program));
     if declared > 0 {
         // The test rows in the answers' order (by fresh id).

@@ -249,28 +249,8 @@ impl DnaSynthesizer {
         }
         let kept: Vec<usize> = (0..n_train).chain(test_rows).collect();
         let (train, test, ids) = split_with_fresh_ids(&all, &kept, n_train, seed)?;
-        let task = TaskSpec {
-            id: format!("{}-synth", plan.seed_task),
-            modality: dna.modality,
-            kind: dna.kind,
-            id_column: "id".into(),
-            target_columns: targets.target_columns,
-            prediction_columns: targets.prediction_columns,
-            metric: dna.metric.clone(),
-            direction: dna.direction,
-            images: None,
-            train_only_columns: Vec::new(),
-            group_column: None,
-        };
-        let t = tables(&task, train, test)?;
-        let story = Story {
-            title: plan.story.title.clone(),
-            row_noun: plan.story.row_noun.clone(),
-            context: plan.story.context.clone(),
-        };
-        let description = describe(&task, &story, &t.train, t.test.n_rows());
-        let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
-        provenance.dna = Some(dna.clone());
+        let TableTask { task, tables: t, description, mut provenance } =
+            table_task(plan, targets.target_columns, targets.prediction_columns, train, test)?;
         provenance.hidden_rule = Some(targets.record);
         let rows = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
         let oracle = crate::oracle::oracle_record(&task, &targets.truths, &rows, t.answers.column(&task.id_column)?)?;
@@ -301,7 +281,52 @@ impl Synthesizer for DnaSynthesizer {
     }
 }
 
-/// A plan's names and settings, checked before any data is drawn.
+/// What a table task's labelled rows give before its oracle is recorded:
+/// the task spec, the environment's tables, the description and the
+/// provenance (the plan's seed and DNA).
+pub(crate) struct TableTask {
+    pub task: TaskSpec,
+    pub tables: crate::labelled::Tables,
+    pub description: String,
+    pub provenance: Provenance,
+}
+
+/// The [`TableTask`] of `plan` from its labelled `train` and `test` rows,
+/// with the given target and prediction columns (shared by the drawn
+/// tables and a generator program's).
+pub(crate) fn table_task(
+    plan: &TaskPlan,
+    target_columns: Vec<String>,
+    prediction_columns: Vec<String>,
+    train: Table,
+    test: Table,
+) -> Result<TableTask> {
+    let dna = &plan.dna;
+    let task = TaskSpec {
+        id: format!("{}-synth", plan.seed_task),
+        modality: dna.modality,
+        kind: dna.kind,
+        id_column: "id".into(),
+        target_columns,
+        prediction_columns,
+        metric: dna.metric.clone(),
+        direction: dna.direction,
+        images: None,
+        train_only_columns: Vec::new(),
+        group_column: None,
+    };
+    let tables = tables(&task, train, test)?;
+    let story = Story {
+        title: plan.story.title.clone(),
+        row_noun: plan.story.row_noun.clone(),
+        context: plan.story.context.clone(),
+    };
+    let description = describe(&task, &story, &tables.train, tables.test.n_rows());
+    let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, plan.seed);
+    provenance.dna = Some(dna.clone());
+    Ok(TableTask { task, tables, description, provenance })
+}
+
 /// The environment of a synthesized task's tables: `provenance` gains the
 /// plan (without its DNA, which `provenance.dna` holds) and the split
 /// sizes; the environment is validated.

@@ -90,3 +90,15 @@ impl Synthesizer for Counting {
         self.inner.synthesize(plan)
     }
 }
+
+/// Whether bubblewrap runs here; with `SANDMLE_REQUIRE_BWRAP` set (as CI
+/// sets it) a machine where it cannot is a failure, otherwise the calling
+/// test is skipped.
+pub fn bwrap_or_skip() -> bool {
+    let ok = sandmle_exec::bubblewrap_available();
+    if !ok {
+        assert!(std::env::var_os("SANDMLE_REQUIRE_BWRAP").is_none(), "bubblewrap is required but cannot run here");
+        eprintln!("bubblewrap cannot run here: this test is skipped");
+    }
+    ok
+}
