@@ -15,6 +15,8 @@ then, for every environment, reads its public files as a Kaggle practitioner wou
   the pixel intensities of a table of pixels, `px_*`, are not counted: a dark background is the
   picture, not a range's bound);
 - whether any feature has missing values;
+- text cells (columns of long strings) that are one word, or have a word straight after itself
+  (the real SMS seed: 0.7 % and 1.5 %);
 - the title, domain, modality, rule family and column set (near-duplicates: two environments of
   one target name whose feature sets are at least 80 % alike, Jaccard);
 - learnability: a plain scikit-learn RandomForest (100 trees, random_state 0, the Harbor export's
@@ -152,6 +154,12 @@ def figures(env, task_dir, sandmle, python, strong=False):
         "piled_columns": piled,
         "missing_values": bool(train[features].isna().any().any()) if features else False,
     }
+    # Text cells: one word long, or with a word straight after itself.
+    cells = [str(v).split() for c in features if train[c].dtype == object
+             and train[c].astype(str).str.len().mean() > 30 for v in train[c].dropna()]
+    row["text_cells"] = len(cells)
+    row["one_word_cells"] = sum(len(w) == 1 for w in cells)
+    row["repeated_word_cells"] = sum(any(a.lower() == b.lower() for a, b in zip(w, w[1:])) for w in cells)
     higher = task["direction"] == "higher_is_better"
     constant = evaluate(sandmle, env, pre / "public" / "sample_submission.csv").get("score")
     sub, work, err = forest_submission(task_dir, python)
@@ -214,6 +222,9 @@ def summary(rows):
         "numeric_columns": numeric,
         "piled_share": sum(r["piled_columns"] for r in rows) / numeric if numeric else None,
         "with_missing_share": sum(r["missing_values"] for r in rows) / n if n else None,
+        "text_cells": sum(r.get("text_cells", 0) for r in rows),
+        "one_word_text_share": (sum(r.get("one_word_cells", 0) for r in rows) / max(1, sum(r.get("text_cells", 0) for r in rows))),
+        "repeated_word_text_share": (sum(r.get("repeated_word_cells", 0) for r in rows) / max(1, sum(r.get("text_cells", 0) for r in rows))),
         "distinct_titles": len({r["title"] for r in rows}),
         "distinct_titles_share": len({r["title"] for r in rows}) / n if n else None,
         "domains": len({r["domain"] for r in rows if r["domain"]}),

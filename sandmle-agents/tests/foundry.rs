@@ -270,14 +270,14 @@ fn kept_bands(out: &Path) -> Vec<u64> {
 fn a_target_band_keeps_only_candidates_of_that_band() {
     let free = tempfile::tempdir().unwrap();
     let c = FoundryConfig { per_seed: 6, run_seed: 8, ..FoundryConfig::default() };
-    foundry(c).run(&[seed("breast_cancer")], free.path(), &|_, _| {}).unwrap();
+    foundry(c).run(&[seed("caravan")], free.path(), &|_, _| {}).unwrap();
     let bands = kept_bands(free.path());
     let target = *bands.iter().max_by_key(|b| (bands.iter().filter(|x| x == b).count(), **b)).unwrap() as u8;
     assert!(bands.iter().any(|&b| b != u64::from(target)), "the free run holds several bands: {bands:?}");
     let out = tempfile::tempdir().unwrap();
     let c =
         FoundryConfig { per_seed: 4, run_seed: 8, retries: 8, target_band: Some(target), ..FoundryConfig::default() };
-    let report = foundry(c).run(&[seed("breast_cancer")], out.path(), &|_, _| {}).unwrap();
+    let report = foundry(c).run(&[seed("caravan")], out.path(), &|_, _| {}).unwrap();
     let kept = kept_bands(out.path());
     assert!(!kept.is_empty(), "{:?}", report.yield_.total);
     assert!(kept.iter().all(|&b| b == u64::from(target)), "{kept:?}");
@@ -285,4 +285,52 @@ fn a_target_band_keeps_only_candidates_of_that_band() {
     let refused = records.iter().flat_map(|r| &r.attempts).filter_map(|a| a.error.as_deref()).collect::<Vec<_>>();
     assert!(refused.iter().any(|e| e.contains(&format!("not the target band {target}"))), "{refused:?}");
     assert_eq!(report.yield_.settings.target_band, Some(target));
+}
+
+/// A strategist that plans every candidate's first attempt as candidate
+/// 0's (the built-in plan of index 0), and retries as the built-in one.
+struct Echo(Strategist);
+
+impl DataStrategist for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+    fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> sandmle_agents::Result<TaskPlan> {
+        let index = if request.attempt == 0 { 0 } else { request.index };
+        self.0.plan(seed_env, &PlanRequest { index, ..request.clone() })
+    }
+    fn replans_cheaply(&self) -> bool {
+        true
+    }
+}
+
+/// A candidate whose plan repeats an earlier candidate's first plan (same
+/// targets and family, feature names alike) is refused at the plan stage
+/// and retried with a fresh seed; the gate reads only re-derived plans, so
+/// two shards merged give the unsharded run's tree.
+#[test]
+fn a_near_duplicate_plan_is_refused_and_retried() {
+    let run = |shard: Shard, out: &Path| {
+        let mut f = foundry(FoundryConfig { per_seed: 3, run_seed: 4, retries: 1, shard, ..FoundryConfig::default() });
+        f.strategist = Arc::new(Echo(Strategist::new(Arc::clone(&common::parts().synthesizer))));
+        f.run(&[seed("wine")], out, &|_, _| {}).unwrap();
+    };
+    let whole = tempfile::tempdir().unwrap();
+    run(Shard::ALL, whole.path());
+    let records = read_records(whole.path()).unwrap();
+    assert_eq!(records.len(), 3);
+    assert_eq!(records[0].attempts.len(), 1, "the first candidate has nothing to repeat");
+    for r in &records[1..] {
+        let first = &r.attempts[0];
+        assert_eq!(first.stage, sandmle_agents::foundry::Stage::Plan, "{first:?}");
+        assert!(first.error.as_deref().unwrap().contains("near-duplicate of candidate 0's plan"), "{first:?}");
+        assert_eq!(r.attempts.len(), 2);
+        assert!(r.attempts[1].kept(), "{:?}", r.attempts[1]);
+    }
+    let sharded = tempfile::tempdir().unwrap();
+    for index in 0..2 {
+        run(Shard { index, count: 2 }, sharded.path());
+    }
+    reindex(sharded.path()).unwrap();
+    assert_eq!(tree(whole.path()), tree(sharded.path()));
 }

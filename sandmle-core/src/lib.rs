@@ -104,7 +104,10 @@ pub use id_index::{IdIndex, IdIndexError};
 pub use images::{
     EncodedImage, ImageDna, ImageSet, ImageSpec, MAX_IMAGE_BYTES, MAX_IMAGES, is_plain_name, parse_manifest,
 };
-pub use ladder::{LADDER_BRONZE, LADDER_GOLD, LADDER_SILVER, LADDER_TOP_SHARE, Oracle, ladder, reference_thresholds};
+pub use ladder::{
+    LADDER_BRONZE, LADDER_FIELD_QUANTILE, LADDER_GOLD, LADDER_SILVER, LADDER_TOP_SHARE, Oracle, ladder,
+    reference_thresholds,
+};
 pub use message::{QUOTE_CHARS, bounded, one_line};
 pub use oracle::{ORACLE_DETAIL, OraclePrediction, OracleRecord, SE_DRAWS, grade_oracle};
 pub use pixel_rows::PixelDna;

@@ -10,6 +10,14 @@ use sandmle_core::Mutations;
 use sandmle_core::{CellText, Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
 
 /// A feature being generated: its observed column and its latent signal.
+///
+/// The latent of a numeric or categorical signal feature is, once its
+/// column is drawn, replaced by what the column shows: the normal scores
+/// of its values, the middle of its level's band. A rule over it then
+/// reads the quantity a person sees (a price, a category), not a hidden
+/// variable the column only hints at: a cut inside one level or between
+/// two equal whole numbers would be invisible to every model. Text keeps
+/// its latent: the words are a noisy view of it, as text is.
 pub(crate) struct Generated {
     pub name: String,
     pub column: Column,
@@ -75,7 +83,7 @@ pub(crate) fn generate_features(
     for (j, f) in plan.iter().enumerate() {
         let lambda: f64 = rng.random_range(0.3..0.9);
         let block = &blocks[j % n_blocks];
-        let latent: Vec<f64> = if f.signal {
+        let mut latent: Vec<f64> = if f.signal {
             block.iter().map(|&z| lambda * z + (1.0 - lambda * lambda).sqrt() * gaussian(rng)).collect()
         } else {
             (0..n).map(|_| gaussian(rng)).collect()
@@ -86,6 +94,9 @@ pub(crate) fn generate_features(
                     Some((_, lo, hi)) => realistic(&latent, shape, &f.name, (lo, hi)),
                     None => latent.iter().map(|&z| from_uniform(shape, normal_cdf(z))).collect(),
                 };
+                if f.signal {
+                    latent = crate::stats::normal_scores(&values);
+                }
                 Column::Numeric(values)
             }
             FeatureDna::Categorical { shares, cardinality, .. } => {
@@ -104,10 +115,17 @@ pub(crate) fn generate_features(
                     .collect();
                 let level =
                     |i: usize| if i < levels.len() { levels[i].to_owned() } else { format!("{base}_{}", i + 1) };
-                let values: Vec<String> = latent
-                    .iter()
-                    .map(|&z| level(cum.partition_point(|&c| c < normal_cdf(z)).min(shares.len() - 1)))
-                    .collect();
+                let index: Vec<usize> =
+                    latent.iter().map(|&z| cum.partition_point(|&c| c < normal_cdf(z)).min(shares.len() - 1)).collect();
+                let values: Vec<String> = index.iter().map(|&i| level(i)).collect();
+                if f.signal {
+                    // The middle of the level's band of the latent.
+                    let middle = |i: usize| {
+                        let below = if i == 0 { 0.0 } else { cum[i - 1] };
+                        crate::stats::normal_quantile((0.5 * (below + cum[i])).clamp(1e-9, 1.0 - 1e-9))
+                    };
+                    latent = index.iter().map(|&i| middle(i)).collect();
+                }
                 Column::categorical(values.iter().map(|s| Some(s.as_str())))
             }
             FeatureDna::Text { mean_tokens, sd_tokens, .. } => {
@@ -126,9 +144,13 @@ pub(crate) fn generate_features(
 }
 
 /// Documents of the DNA's lengths in the domain's words ([`crate::words`]):
-/// everyday words and English fillers in a Zipf-like mix, and, for three
-/// tokens in ten, a phrase of the "up" set where the latent factor is high
-/// or of the "down" set where it is low — the words carry the signal.
+/// everyday words and English fillers in a Zipf-like mix, and signal
+/// phrases of the "up" set where the latent factor is high or of the
+/// "down" set where it is low, a share of the tokens growing with the
+/// factor's distance from its median (`0.05 + 0.2 |z|`, at most 0.45) —
+/// the words carry the signal and how strongly, so a model that counts
+/// them recovers the factor, not only its sign. Lengths are log-normal
+/// with the DNA's mean and spread; no word follows itself.
 fn documents(
     latent: &[f64],
     mean_tokens: f64,
@@ -148,21 +170,37 @@ fn documents(
             Some(*acc)
         })
         .collect();
+    // Lengths log-normal with the DNA's mean and spread: right-skewed as
+    // real messages are, rarely a single word (a normal length clipped at
+    // one word made a tenth of the documents one word long).
+    let mean = mean_tokens.max(1.0);
+    let sigma2 = libm::log(1.0 + (sd_tokens / mean).powi(2));
+    let (mu, sigma) = (libm::log(mean) - sigma2 / 2.0, sigma2.sqrt());
     latent
         .iter()
         .map(|&z| {
-            let len = (mean_tokens + sd_tokens * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
+            let len = libm::exp(mu + sigma * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
             let signal = if z > 0.0 { up } else { down };
-            let words: Vec<&str> = (0..len)
-                .map(|_| {
-                    if rng.random::<f64>() < 0.3 {
-                        signal[rng.random_range(0..signal.len())]
-                    } else {
-                        let u: f64 = rng.random();
-                        vocab[cum.partition_point(|&c| c < u).min(size - 1)]
-                    }
-                })
-                .collect();
+            let rate = (0.05 + 0.2 * z.abs()).min(0.45);
+            let mut words: Vec<&str> = Vec::with_capacity(len);
+            let mut redraws = 0;
+            while words.len() < len {
+                let word = if rng.random::<f64>() < rate {
+                    signal[rng.random_range(0..signal.len())]
+                } else {
+                    let u: f64 = rng.random();
+                    vocab[cum.partition_point(|&c| c < u).min(size - 1)]
+                };
+                // No word straight after itself ("claimant claimant"): a
+                // repeat is drawn again (eight times at most).
+                let repeat = words.last().is_some_and(|last| last.rsplit(' ').next() == word.split(' ').next());
+                if !repeat || redraws >= 8 {
+                    words.push(word);
+                    redraws = 0;
+                } else {
+                    redraws += 1;
+                }
+            }
             Some(words.join(" ").into())
         })
         .collect()

@@ -72,6 +72,7 @@ mod oracle;
 pub mod pages;
 mod program;
 mod random;
+mod realism;
 mod rule;
 mod shrink;
 mod sizes;
@@ -88,7 +89,8 @@ pub use lexicon::{DOMAINS, Domain, domain};
 pub use program::{
     MAX_PROGRAM_ROWS, ORACLE_PREFIX, PROGRAM_DETAIL, SPLIT_COLUMN, assemble_program_rows, program_brief,
 };
-pub use rule::{FAMILIES, Family, Rule, Tree};
+pub use realism::{RealismCheck, realism_checks};
+pub use rule::{FAMILIES, Family, RULE_FEATURES, Rule, Tree, rule_pool};
 pub use shrink::{SHRINK_VERSION, StratifiedShrinker};
 pub use sizes::{MAX_FILE_CLASSES, test_rows_for};
 pub use synthesize::{DnaSynthesizer, SYNTH_VERSION};

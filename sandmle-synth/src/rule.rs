@@ -80,36 +80,67 @@ fn pick(rng: &mut SeedRng, n: usize, k: usize) -> Vec<usize> {
     idx
 }
 
+/// Features a rule reads at most: a few quantities a domain expert would
+/// name, so that two hundred rows can reveal them (a rule spread over
+/// many features is noise to any model fitted on a micro training set).
+pub const RULE_FEATURES: usize = 4;
+
+/// The signal features one target's rules read: [`RULE_FEATURES`] of the
+/// `n`, drawn (all of them when there are fewer).
+pub fn rule_pool(n: usize, rng: &mut SeedRng) -> Vec<usize> {
+    pick(rng, n, RULE_FEATURES)
+}
+
 impl Rule {
-    /// Draws a rule of `family` over `n` signal features.
+    /// Draws a rule of `family` over `n` signal features (reading at most
+    /// [`RULE_FEATURES`] of them, drawn by [`rule_pool`]).
     pub fn draw(family: Family, n: usize, rng: &mut SeedRng) -> Rule {
+        let pool = rule_pool(n, rng);
+        Rule::draw_over(family, &pool, rng)
+    }
+
+    /// Draws a rule of `family` reading only the signal features of `pool`
+    /// (the classes of one target share a pool: each class a region of the
+    /// same few quantities, as real classes are).
+    ///
+    /// - sparse linear: every feature of the pool, weights 0.6 to 1.5;
+    /// - interactions: a linear part over the pool's first three and one
+    ///   product of two of them (weight 0.5 to 1.0);
+    /// - thresholds: a depth-2 tree over the pool's first three whose
+    ///   leaves are spread (one each near -1.5, -0.5, 0.5, 1.5, in a drawn
+    ///   order), plus a small linear part;
+    /// - periodic: one or two slow sines (1.0 to 2.0 radians per standard
+    ///   deviation: a season, not a comb) plus a linear part.
+    pub fn draw_over(family: Family, pool: &[usize], rng: &mut SeedRng) -> Rule {
         let mut rule = Rule { family, linear: vec![], pairs: vec![], tree: None, sines: vec![] };
-        if n == 0 {
+        if pool.is_empty() {
             return rule;
         }
-        let main = pick(rng, n, 5);
+        let order = pick(rng, pool.len(), pool.len());
+        let main: Vec<usize> = order.iter().map(|&i| pool[i]).collect();
         let small = |rng: &mut SeedRng| signed(rng, 0.2, 0.5);
         match family {
-            Family::SparseLinear => rule.linear = main.iter().map(|&j| (j, signed(rng, 0.5, 1.5))).collect(),
+            Family::SparseLinear => rule.linear = main.iter().map(|&j| (j, signed(rng, 0.6, 1.5))).collect(),
             Family::Interactions => {
-                rule.linear = main.iter().take(3).map(|&j| (j, signed(rng, 0.5, 1.0))).collect();
-                let p = pick(rng, n, 4);
-                rule.pairs =
-                    p.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0], c[1], signed(rng, 0.7, 1.5))).collect();
+                rule.linear = main.iter().take(3).map(|&j| (j, signed(rng, 0.6, 1.2))).collect();
+                if main.len() >= 2 {
+                    rule.pairs = vec![(main[0], main[1], signed(rng, 0.5, 1.0))];
+                }
             }
             Family::Thresholds => {
-                let f = pick(rng, n, 3);
-                let node = |rng: &mut SeedRng, i: usize| (f[i.min(f.len() - 1)], rng.random_range(-0.6..0.6));
+                let f = &main[..main.len().min(3)];
+                let node = |rng: &mut SeedRng, i: usize| (f[i.min(f.len() - 1)], rng.random_range(-0.5..0.5));
                 let nodes = [node(rng, 0), node(rng, 1), node(rng, 2)];
-                let leaves =
-                    [signed(rng, 0.5, 1.5), signed(rng, 0.5, 1.5), signed(rng, 0.5, 1.5), signed(rng, 0.5, 1.5)];
+                let spots = pick(rng, 4, 4);
+                let leaves: [f64; 4] = std::array::from_fn(|i| -1.5 + spots[i] as f64 + rng.random_range(-0.2..0.2));
                 rule.tree = Some(Tree { nodes, leaves });
                 rule.linear = main.iter().take(2).map(|&j| (j, small(rng))).collect();
             }
             Family::Periodic => {
+                let sines = if main.len() >= 3 { 2 } else { 1 };
                 rule.sines =
-                    main.iter().take(2).map(|&j| (j, rng.random_range(1.5..3.0), signed(rng, 0.8, 1.5))).collect();
-                rule.linear = main.iter().skip(2).take(2).map(|&j| (j, small(rng))).collect();
+                    main.iter().take(sines).map(|&j| (j, rng.random_range(1.0..2.0), signed(rng, 0.8, 1.5))).collect();
+                rule.linear = main.iter().skip(sines).take(2).map(|&j| (j, signed(rng, 0.3, 0.8))).collect();
             }
         }
         rule

@@ -33,7 +33,8 @@ mod report;
 
 pub use records::{AttemptRecord, IndexEntry, SLOT_SCHEMA, SlotRecord, Stage};
 pub use report::{
-    FailedAttempt, Funnel, NEAR_DUPLICATE_OVERLAP, RunSettings, Spread, Yield, near_duplicates, yield_of,
+    FailedAttempt, Funnel, NEAR_DUPLICATE_OVERLAP, NEAR_DUPLICATE_WINDOW, RunSettings, Spread, Yield, near_duplicates,
+    plans_alike, yield_of,
 };
 
 use crate::error::{Error, Result};
@@ -229,6 +230,9 @@ impl Foundry {
         record.title = Some(plan.story.title.clone());
         record.columns = plan.features.iter().map(|f| f.name.clone()).collect();
         record.targets = plan.targets.clone();
+        if let Some(reason) = self.near_duplicate(seed, request, &plan) {
+            return fail(record, Stage::Plan, reason);
+        }
         let mut env = match self.developer.develop(&plan) {
             Ok(env) => env,
             Err(e) => return failed(record, Stage::Develop, e),
@@ -267,6 +271,25 @@ impl Foundry {
         }
         let kept = record.kept();
         Attempt { record, env: kept.then_some(env) }
+    }
+
+    /// Why `plan` is refused as a near-duplicate of one of the seed's
+    /// earlier candidates' first plans (see [`NEAR_DUPLICATE_WINDOW`]), if
+    /// it is; `None` when the strategist does not replan cheaply.
+    fn near_duplicate(&self, seed: &SeedTask, request: &PlanRequest, plan: &sandmle_core::TaskPlan) -> Option<String> {
+        if !self.strategist.replans_cheaply() || plan.features.is_empty() {
+            return None;
+        }
+        (request.index.saturating_sub(NEAR_DUPLICATE_WINDOW)..request.index).find_map(|index| {
+            let earlier = PlanRequest { index, attempt: 0, ..request.clone() };
+            let other = self.strategist.plan(&seed.env, &earlier).ok()?;
+            let overlap = plans_alike(plan, &other).filter(|&o| o >= NEAR_DUPLICATE_OVERLAP)?;
+            Some(format!(
+                "near-duplicate of candidate {index}'s plan: the same targets and rule family, {:.0} % of the \
+                 feature names alike",
+                100.0 * overlap
+            ))
+        })
     }
 
     /// One slot: attempts until one is kept or the retries run out; with

@@ -201,6 +201,18 @@ fn alike(a: &BTreeSet<&String>, b: &BTreeSet<&String>) -> f64 {
     if union == 0 { 1.0 } else { a.intersection(b).count() as f64 / union as f64 }
 }
 
+/// How alike two plans' feature columns are (Jaccard), when they could be
+/// near-duplicates: the same target columns and rule family, and feature
+/// columns in both; `None` otherwise.
+pub fn plans_alike(a: &sandmle_core::TaskPlan, b: &sandmle_core::TaskPlan) -> Option<f64> {
+    if a.targets != b.targets || a.rule_family != b.rule_family || a.features.is_empty() || b.features.is_empty() {
+        return None;
+    }
+    let names = |p: &sandmle_core::TaskPlan| -> Vec<String> { p.features.iter().map(|f| f.name.clone()).collect() };
+    let (a, b) = (names(a), names(b));
+    Some(alike(&a.iter().collect(), &b.iter().collect()))
+}
+
 /// Pairs of `kept` attempts that are near-duplicates: the same target
 /// columns and rule family, and feature column sets at least
 /// [`NEAR_DUPLICATE_OVERLAP`] alike (Jaccard). Environments whose plans
@@ -225,3 +237,12 @@ pub fn near_duplicates(kept: &[&AttemptRecord]) -> usize {
 /// environments with the same targets and rule family to count as
 /// near-duplicates.
 pub const NEAR_DUPLICATE_OVERLAP: f64 = 0.8;
+
+/// How many of a seed's earlier candidates a plan is compared with (their
+/// first plans) before the foundry develops it: the near-duplicate gate.
+/// A plan that is [`NEAR_DUPLICATE_OVERLAP`] alike one of them
+/// ([`plans_alike`]) is refused at the plan stage and the slot retries
+/// with a fresh seed. Earlier candidates' *first* plans, re-derived, not
+/// the attempts they kept: the gate then reads nothing another shard
+/// wrote, so sharded runs keep the unsharded run's tree.
+pub const NEAR_DUPLICATE_WINDOW: usize = 30;

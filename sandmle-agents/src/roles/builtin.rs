@@ -83,6 +83,10 @@ impl DataStrategist for Strategist {
         }
         self.dna_cache.get_or(seed_env, || Ok(self.synthesizer.extract_dna(seed_env)?)).map(|_| ())
     }
+
+    fn replans_cheaply(&self) -> bool {
+        true
+    }
 }
 
 /// The built-in ML Developer: the synthesizer realises the plan, the panel

@@ -48,6 +48,15 @@ pub trait DataStrategist: Send + Sync {
         let _ = seed_env;
         Ok(())
     }
+    /// Whether [`DataStrategist::plan`] is a cheap, pure function of the
+    /// seed and the request (`false` by default; the built-in strategist's
+    /// is). The foundry then re-derives the plans of a seed's earlier
+    /// candidates to refuse a near-duplicate one, whatever shard it runs
+    /// on ([`crate::foundry::NEAR_DUPLICATE_WINDOW`]); it never asks a
+    /// strategist that says `false` (an LLM's plans are neither).
+    fn replans_cheaply(&self) -> bool {
+        false
+    }
 }
 
 /// Builds the environment a plan asks for.
@@ -134,6 +143,7 @@ sandmle_core::forward_impls!(DataStrategist {
     fn name(&self) -> &str;
     fn plan(&self, seed_env: &Environment, request: &PlanRequest) -> Result<TaskPlan>;
     fn prepare(&self, seed_env: &Environment) -> Result<()>;
+    fn replans_cheaply(&self) -> bool;
 });
 sandmle_core::forward_impls!(MlDeveloper {
     fn name(&self) -> &str;

@@ -23,7 +23,7 @@ pub(crate) struct ImageDress {
 }
 
 /// The dressing of every domain of [`crate::DOMAINS`].
-const DRESSES: [ImageDress; 8] = [
+const DRESSES: [ImageDress; 10] = [
     ImageDress {
         domain: "healthcare",
         title: "Microscopy cell screening",
@@ -88,11 +88,43 @@ const DRESSES: [ImageDress; 8] = [
         targets: ["blighted", "land_use", "green_cover"],
         classes: &["cereal", "orchard", "pasture", "fallow", "vineyard"],
     },
+    ImageDress {
+        domain: "energy",
+        title: "Solar cell inspection",
+        row_noun: "electroluminescence image of a solar cell",
+        context: "A solar farm images its panels' cells at night under current; each image shows busbars, cracks and dark spots.",
+        targets: ["faulty", "cell_condition", "output_index"],
+        classes: &["intact", "microcrack", "hotspot", "soiled", "shaded"],
+    },
+    ImageDress {
+        domain: "insurance",
+        title: "Claim photo triage",
+        row_noun: "photo crop of a claimed vehicle panel",
+        context: "An insurer's app collects photos of damaged vehicles; each crop shows dents, scratches and reflections.",
+        targets: ["total_loss", "damage_type", "repair_index"],
+        classes: &["dent", "scratch", "crack", "shatter", "rust"],
+    },
 ];
 
-/// The dressing of a domain (the first one for an unknown name).
+/// The dressing of a domain (the first one for an unknown name; every
+/// domain of [`crate::DOMAINS`] has its own, tested).
 pub(crate) fn dress(domain: &str) -> &'static ImageDress {
     DRESSES.iter().find(|d| d.domain == domain).unwrap_or(&DRESSES[0])
+}
+
+/// The title of an image task of `domain` at one of its organisations
+/// (`"Riverside Clinics: microscopy cell screening"`), drawn from `rng`.
+pub(crate) fn image_title(domain: &str, rng: &mut sandmle_core::SeedRng) -> String {
+    use rand::RngExt;
+    let title = dress(domain).title;
+    match crate::lexicon::ORGANISATIONS.iter().find(|(d, _)| *d == domain) {
+        Some((_, orgs)) => {
+            let mut lower = title.chars();
+            let lower = lower.next().map(|c| c.to_lowercase().collect::<String>() + lower.as_str()).unwrap_or_default();
+            format!("{}: {lower}", orgs[rng.random_range(0..orgs.len())])
+        }
+        None => title.to_owned(),
+    }
 }
 
 /// `description.md` of an image task: the story, the files (the images'
@@ -135,4 +167,15 @@ pub(crate) fn describe_images(
     let _ = writeln!(s, "- `sample_submission.csv`: a valid submission with a constant prediction.\n");
     evaluation(&mut s, task);
     s
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every table domain has an image dressing of its own.
+    #[test]
+    fn every_domain_is_dressed() {
+        for d in crate::DOMAINS {
+            assert_eq!(super::dress(d.name).domain, d.name);
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! Classes a person can tell apart: each class of a many-class image task
-//! is a look — a shape kind, a colour and plain or striped — and its
-//! images show that look under every nuisance (count, size, place,
-//! rotation, clutter, blur, noise).
+//! is a look — a shape kind, a colour, plain or striped, and one large
+//! shape or a group of small ones — and its images show that look under
+//! every nuisance (the exact count and size, place, rotation, clutter,
+//! blur, noise).
 
 use super::factors::{ImageFactors, SHAPE_KINDS, ShapeKind};
 use crate::random::shuffle;
@@ -23,14 +24,26 @@ pub struct Look {
     pub hue: u16,
     /// Whether the shapes are striped.
     pub striped: bool,
+    /// A group of three to five small shapes (radius 7 to 10 % of the
+    /// side) rather than one large one (11 to 16 %): an arrangement seen
+    /// at a glance, even in a coarse grid of the pixels.
+    #[serde(default)]
+    pub group: bool,
 }
 
-/// Draws `k` distinct looks (of the 50 there are), in a random order.
+/// Draws `k` distinct looks (of the 100 there are), in a random order.
 pub fn draw_looks(k: usize, rng: &mut SeedRng) -> Vec<Look> {
     let mut all: Vec<Look> = SHAPE_KINDS
         .iter()
         .flat_map(|&shape| {
-            LOOK_HUES.iter().flat_map(move |&hue| [false, true].map(move |striped| Look { shape, hue, striped }))
+            LOOK_HUES.iter().flat_map(move |&hue| {
+                [(false, false), (false, true), (true, false), (true, true)].map(move |(striped, group)| Look {
+                    shape,
+                    hue,
+                    striped,
+                    group,
+                })
+            })
         })
         .collect();
     shuffle(&mut all, rng);
@@ -40,7 +53,8 @@ pub fn draw_looks(k: usize, rng: &mut SeedRng) -> Vec<Look> {
 
 /// Labels by the shares (each class its largest-remainder quota of `n`,
 /// the rows in random order) and dresses each row's factors in its class's
-/// look (shapes of a radius at least 9 % of the side, the background's
+/// look (its arrangement's count and size, the group's centre within 30
+/// to 70 % of each side, the background's
 /// spread around its mean cut to a fifth); a `swap` share of rows shows
 /// another class's look instead (the label noise). Returns the labels and
 /// the class whose look each row shows.
@@ -79,9 +93,17 @@ pub fn label_by_looks(
         f.shape = look.shape;
         f.hue = (look.hue + 360 + rng.random_range(0..25u16) - 12) % 360;
         f.stripes = if look.striped { [3, 5, 8][rng.random_range(0..3)] } else { 0 };
-        // Large enough to show its kind (a radius of 9 to 16 % of the side).
-        f.size = f.size.max(9);
+        // One large shape or a group of small ones, each large enough to
+        // show its kind.
+        (f.count, f.size) = if look.group {
+            (rng.random_range(3..=5), rng.random_range(7..=10))
+        } else {
+            (1, rng.random_range(11..=16))
+        };
         f.background = (centre + (i16::from(f.background) - centre) / 5).clamp(0, 255) as u8;
+        // A crop centred on its subject, as a classification set's are:
+        // the group's centre within 30 to 70 % of each side.
+        (f.x, f.y) = (30 + (f.x - 20) * 2 / 3, 30 + (f.y - 20) * 2 / 3);
     }
     (labels, shown_classes)
 }

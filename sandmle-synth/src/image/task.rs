@@ -75,7 +75,11 @@ pub(crate) fn plan_images(
         seed,
         dna: dna.clone(),
         domain: domain_name.to_owned(),
-        story: TaskStory { title: d.title.to_owned(), row_noun: d.row_noun.to_owned(), context: d.context.to_owned() },
+        story: TaskStory {
+            title: super::dress::image_title(domain_name, &mut rng_for(seed, "synth-title")),
+            row_noun: d.row_noun.to_owned(),
+            context: d.context.to_owned(),
+        },
         features: vec![],
         targets,
         classes,
@@ -87,7 +91,7 @@ pub(crate) fn plan_images(
 
 /// The image family a plan names; a table family's name (an LLM
 /// strategist that only knows those) stands for [`ImageFamily::Mixed`].
-fn family_of(plan: &TaskPlan) -> Result<ImageFamily> {
+pub(super) fn family_of(plan: &TaskPlan) -> Result<ImageFamily> {
     ImageFamily::from_name(&plan.rule_family)
         .or_else(|| crate::Family::from_name(&plan.rule_family).map(|_| ImageFamily::Mixed))
         .ok_or_else(|| Error::BadPlan { reason: format!("unknown rule family `{}`", plan.rule_family) })
@@ -122,17 +126,17 @@ fn check_image_plan(plan: &TaskPlan) -> Result<()> {
 
 /// What one target's labelling gives: the column, its prediction columns
 /// and the record of its rule.
-struct Labelled {
-    column: Column,
-    prediction_columns: Vec<String>,
-    record: serde_json::Value,
-    truth: TargetTruth,
+pub(super) struct Labelled {
+    pub column: Column,
+    pub prediction_columns: Vec<String>,
+    pub record: serde_json::Value,
+    pub truth: TargetTruth,
 }
 
 /// Labels a many-class target by looks ([`super::prototypes`]): each
 /// class a shape, a colour and plain or striped; at difficulty 0 one image
 /// in twenty shows another class's look, at 1 seven in twenty.
-fn looks_target(
+pub(super) fn looks_target(
     plan: &TaskPlan,
     shares: &[f64],
     numeric_labels: bool,
@@ -185,7 +189,7 @@ fn looks_target(
 }
 
 /// Labels one target from the factors (see the module docs).
-fn label_target(
+pub(super) fn label_target(
     plan: &TaskPlan,
     target: &TargetDna,
     name: &str,

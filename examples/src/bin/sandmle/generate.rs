@@ -102,10 +102,11 @@ pub fn verify(a: &VerifyArgs, g: &Globals) -> Result<ExitCode, Failure> {
         ),
         None => None,
     };
+    let realism = sandmle_synth::realism_checks(&env);
     let gates_ok = gates.iter().all(|g| g.passed);
     let all = gates_ok && rewards.as_ref().is_none_or(|r| r.passed());
     if g.json {
-        let mut out = json!({"passed": all, "gates": gates});
+        let mut out = json!({"passed": all, "gates": gates, "realism": realism});
         if let Some(r) = &rewards {
             out["rewards"] = json!(r);
         }
@@ -113,6 +114,11 @@ pub fn verify(a: &VerifyArgs, g: &Globals) -> Result<ExitCode, Failure> {
     } else {
         for g in &gates {
             say!("{} {:<22} {}", if g.passed { "pass" } else { "FAIL" }, g.gate, g.detail);
+        }
+        // Reported, not judged: a real competition's table is what it is.
+        for r in &realism {
+            let verdict = if r.passed { "ok  " } else { "note" };
+            say!("{verdict} realism {:<14} {:.3} (bound {:.2}) {}", r.check, r.value, r.bound, r.detail);
         }
         if let Some(r) = &rewards {
             say!("rewards ({}): maximum {:.4}, floor {:.4}", r.scheme, r.max, r.floor);

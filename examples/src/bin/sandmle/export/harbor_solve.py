@@ -135,15 +135,55 @@ def audio_features(ids):
 
 
 def image_features(ids):
+    """The panel's image features (sandmle-exec's ImageFeaturizer): each
+    plane's means over an 8 x 8 grid, its 8-bin histogram, a 4 x 4 grid of
+    8-bin gradient-orientation histograms of the grey image (L2-normalised
+    per cell) and each plane's mean and standard deviation. Colour planes
+    when any image has colour, else one grey plane."""
     from PIL import Image
 
+    images = [Image.open(os.path.join(CONFIG["images"], f"{i}{CONFIG['image_suffix']}")) for i in ids]
+    colour = any(img.mode not in ("1", "L", "LA", "I", "I;16", "F") for img in images)
     rows = []
-    for i in ids:
-        img = Image.open(os.path.join(CONFIG["images"], f"{i}{CONFIG['image_suffix']}")).convert("RGB")
-        grey = np.asarray(img.convert("L").resize((8, 8)), dtype=float).ravel() / 255.0
-        colour = np.asarray(img, dtype=float).reshape(-1, 3).mean(axis=0) / 255.0
-        rows.append(np.concatenate([grey, colour]))
-    return pd.DataFrame(rows, columns=[f"px{j}" for j in range(len(rows[0]))] if rows else None)
+    for img in images:
+        rgb = np.asarray(img.convert("RGB"), dtype=float)
+        planes = [rgb[..., k] for k in range(3)] if colour else [np.asarray(img.convert("L"), dtype=float)]
+        grey = (299 * rgb[..., 0] + 587 * rgb[..., 1] + 114 * rgb[..., 2]) / 255000.0
+        parts = [cells(p / 255.0, 8).ravel() for p in planes]
+        parts += [np.bincount(np.clip(p.astype(int) // 32, 0, 7).ravel(), minlength=8) / p.size for p in planes]
+        parts.append(gradient_histograms(grey))
+        parts += [np.array([p.mean() / 255.0, p.std() / 255.0]) for p in planes]
+        rows.append(np.concatenate(parts))
+    return pd.DataFrame(rows, columns=[f"img{j}" for j in range(len(rows[0]))] if rows else None)
+
+
+def cells(plane, grid):
+    """Means of `plane` over a grid x grid split by area (any size)."""
+    h, w = plane.shape
+    ys = np.minimum(np.arange(h) * grid // h, grid - 1)
+    xs = np.minimum(np.arange(w) * grid // w, grid - 1)
+    sums = np.zeros((grid, grid))
+    counts = np.zeros((grid, grid))
+    np.add.at(sums, (ys[:, None], xs[None, :]), plane)
+    np.add.at(counts, (ys[:, None], xs[None, :]), 1.0)
+    return sums / np.maximum(counts, 1.0)
+
+
+def gradient_histograms(grey, grid=4, bins=8, eps=0.01):
+    """A grid x grid of unsigned gradient-orientation histograms."""
+    padded = np.pad(grey, 1, mode="edge")
+    gx = padded[1:-1, 2:] - padded[1:-1, :-2]
+    gy = padded[2:, 1:-1] - padded[:-2, 1:-1]
+    magnitude = np.hypot(gx, gy)
+    angle = np.mod(np.arctan2(gy, gx), np.pi)
+    b = np.minimum((angle / (np.pi / bins)).astype(int), bins - 1)
+    h, w = grey.shape
+    ys = np.minimum(np.arange(h) * grid // h, grid - 1)[:, None].repeat(w, 1)
+    xs = np.minimum(np.arange(w) * grid // w, grid - 1)[None, :].repeat(h, 0)
+    out = np.zeros((grid, grid, bins))
+    np.add.at(out, (ys, xs, b), magnitude)
+    out /= np.sqrt((out ** 2).sum(axis=2, keepdims=True) + eps ** 2)
+    return out.ravel()
 
 
 def features(train, test):
