@@ -83,8 +83,8 @@ fn field_median(scores: &[f64], direction: Direction) -> f64 {
 
 /// The ladder over `panel` (a leaderboard of stock baselines, best first)
 /// and `oracle` (see the module docs); `None` when the panel is empty, a
-/// score is not finite, or the top is no better than the median (a panel
-/// whose entries all tie).
+/// score is not finite, or the top is no better than the median (the
+/// panel's better quarter ties with its best and the oracle is no better).
 pub fn ladder(panel: &Leaderboard, oracle: &Oracle, direction: Direction) -> Option<Thresholds> {
     let scores = panel.scores();
     let se = oracle.standard_error.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(0.0);

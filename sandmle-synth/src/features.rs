@@ -22,6 +22,10 @@ pub(crate) struct Generated {
     pub name: String,
     pub column: Column,
     pub latent: Vec<f64>,
+    /// The latent factor as drawn, before the column replaced it (what
+    /// value-dependent missingness reads: a dominant category's rows are
+    /// as likely to be missing as its latent says).
+    pub drawn: Vec<f64>,
     /// Part of the rule's inputs (not a pure-noise feature).
     pub signal: bool,
     pub missing_rate: f64,
@@ -88,6 +92,7 @@ pub(crate) fn generate_features(
         } else {
             (0..n).map(|_| gaussian(rng)).collect()
         };
+        let drawn = latent.clone();
         let column = match &f.dna {
             FeatureDna::Numeric { shape, .. } => {
                 let values: Vec<f64> = match unit_of(&f.name) {
@@ -136,6 +141,7 @@ pub(crate) fn generate_features(
             name: f.name.clone(),
             column,
             latent,
+            drawn,
             signal: f.signal,
             missing_rate: f.dna.missing_rate(),
         });
@@ -215,7 +221,7 @@ pub(crate) fn apply_missingness(feats: &mut [Generated], factor: f64, rng: &mut 
             continue;
         }
         let missing: Vec<bool> = f
-            .latent
+            .drawn
             .iter()
             .map(|&z| {
                 let p = if j % 2 == 0 {

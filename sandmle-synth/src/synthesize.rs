@@ -118,8 +118,9 @@ impl DnaSynthesizer {
     /// The plan for one candidate (see the module docs): the domain rotates
     /// through the lexicons from an offset derived from the seed task and
     /// the run's seed, so the candidates of one seed spread over every
-    /// domain; the rule family, mutations and features draw from the
-    /// candidate's seed.
+    /// domain (a retry moves on by one domain per attempt, out of the
+    /// near-duplicate it may have been refused as); the rule family,
+    /// mutations and features draw from the candidate's seed.
     ///
     /// # Errors
     /// [`Error::BadSetting`], [`Error::Unsupported`].
@@ -141,9 +142,8 @@ impl DnaSynthesizer {
             return Ok(crate::image::plan_pixel_table(dna, request, domain, self.difficulty, self.mutate, grid));
         }
         let seed = request.candidate_seed();
-        let offset: u64 = rng_for(request.run_seed, &format!("{}/domains", request.seed_task)).random();
-        let at = usize::try_from(offset % DOMAINS.len() as u64).unwrap_or(0);
-        let domain = &DOMAINS[(at + request.index) % DOMAINS.len()];
+        let name = crate::image::domain_for(request);
+        let domain = DOMAINS.iter().find(|d| d.name == name).unwrap_or(&DOMAINS[0]);
         let mut rng = rng_for(seed, "synth-plan");
         let family = FAMILIES[rng.random_range(0..FAMILIES.len())];
         let m = if self.mutate { Mutations::draw(&mut rng) } else { Mutations::none() };

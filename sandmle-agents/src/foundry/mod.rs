@@ -277,7 +277,12 @@ impl Foundry {
     /// earlier candidates' first plans (see [`NEAR_DUPLICATE_WINDOW`]), if
     /// it is; `None` when the strategist does not replan cheaply.
     fn near_duplicate(&self, seed: &SeedTask, request: &PlanRequest, plan: &sandmle_core::TaskPlan) -> Option<String> {
-        if !self.strategist.replans_cheaply() || plan.features.is_empty() {
+        // Pictures' pixel columns are the same in every plan of a seed: no
+        // image or pixel-table plan is compared.
+        if !self.strategist.replans_cheaply()
+            || plan.features.is_empty()
+            || plan.dna.modality == sandmle_core::Modality::Image
+        {
             return None;
         }
         (request.index.saturating_sub(NEAR_DUPLICATE_WINDOW)..request.index).find_map(|index| {

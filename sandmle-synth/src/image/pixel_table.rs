@@ -10,7 +10,7 @@
 //!
 //! The pictures are framed as a pixel table's are (scikit-learn's digits
 //! are centred and scaled to fill the frame): the group sits within 15 %
-//! of the centre, the shapes are drawn larger (1.8 times a lone shape's
+//! of the centre (10 % for a many-class task's looks), the shapes are drawn larger (1.8 times a lone shape's
 //! radius, 1.4 times a group's, a monotone zoom of the size factor, so a
 //! rule over the size still reads what is seen), on the seed's background
 //! (the lower quartile of its pixels' medians: dark for digits).

@@ -134,7 +134,8 @@ pub(super) struct Labelled {
 }
 
 /// Labels a many-class target by looks ([`super::prototypes`]): each
-/// class a shape, a colour and plain or striped; at difficulty 0 one image
+/// class a shape, a colour, plain or striped, and one large shape or a
+/// group of small ones; at difficulty 0 one image
 /// in twenty shows another class's look, at 1 seven in twenty.
 pub(super) fn looks_target(
     plan: &TaskPlan,
@@ -380,9 +381,12 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     crate::synthesize::finish_synthesized(task, t, description, provenance, plan, set)
 }
 
-/// The domain of a candidate, as the table plans choose it.
+/// The domain of a candidate: the lexicons in turn from an offset drawn
+/// from the seed task and the run's seed, one step per candidate and one
+/// more per retry.
 pub(crate) fn domain_for(request: &PlanRequest) -> &'static str {
     let offset: u64 = rng_for(request.run_seed, &format!("{}/domains", request.seed_task)).random();
     let at = usize::try_from(offset % DOMAINS.len() as u64).unwrap_or(0);
-    DOMAINS[(at + request.index) % DOMAINS.len()].name
+    let step = request.index.wrapping_add(usize::try_from(request.attempt).unwrap_or(0));
+    DOMAINS[(at + step % DOMAINS.len()) % DOMAINS.len()].name
 }

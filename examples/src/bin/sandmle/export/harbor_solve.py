@@ -134,54 +134,83 @@ def audio_features(ids):
     return pd.DataFrame(rows, columns=[f"aud{j}" for j in range(len(rows[0]))] if rows else None)
 
 
-def image_features(ids):
-    """The panel's image features (sandmle-exec's ImageFeaturizer): each
-    plane's means over an 8 x 8 grid, its 8-bin histogram, a 4 x 4 grid of
-    8-bin gradient-orientation histograms of the grey image (L2-normalised
-    per cell) and each plane's mean and standard deviation. Colour planes
-    when any image has colour, else one grey plane."""
+def decoded(path):
+    """An image's samples as the panel decodes them: grey (1 plane) or RGB
+    (3), alpha composited over black (round(v * a / 255)), 16-bit samples
+    scaled to 8 bits. The file is closed before returning."""
     from PIL import Image
 
-    images = [Image.open(os.path.join(CONFIG["images"], f"{i}{CONFIG['image_suffix']}")) for i in ids]
-    colour = any(img.mode not in ("1", "L", "LA", "I", "I;16", "F") for img in images)
+    with Image.open(path) as img:
+        img.load()
+        mode = img.mode
+        if mode.startswith("I") or mode == "F":
+            grey = np.clip(np.round(np.asarray(img, dtype=float) / 257.0), 0, 255)
+            return grey[..., None]
+        if mode == "P":
+            img = img.convert("RGBA")
+        elif mode == "1":
+            img = img.convert("L")
+        elif mode in ("La", "PA"):
+            img = img.convert("LA")
+        elif mode not in ("L", "LA", "RGB", "RGBA"):
+            img = img.convert("RGB")
+        arr = np.asarray(img, dtype=float)
+    if arr.ndim == 2:
+        arr = arr[..., None]
+    if arr.shape[2] in (2, 4):
+        arr = np.floor(arr[..., :-1] * arr[..., -1:] / 255.0 + 0.5)
+    return arr
+
+
+def overlap(n, grid):
+    """grid x n: how much of pixel i (covering [i*grid, (i+1)*grid)) lies in
+    cell j (covering [j*n, (j+1)*n)), so any size maps to the grid."""
+    i = np.arange(n)[None, :]
+    j = np.arange(grid)[:, None]
+    return np.clip(np.minimum((i + 1) * grid, (j + 1) * n) - np.maximum(i * grid, j * n), 0, None).astype(float)
+
+
+def image_features(ids):
+    """The panel's image features (sandmle-exec's ImageFeaturizer): each
+    plane's means over an 8 x 8 grid split by area, its 8-bin histogram, a
+    4 x 4 grid of 8-bin gradient-orientation histograms of the grey image
+    (L2-normalised per cell), then each plane's mean and standard
+    deviation. Colour planes when any image has colour, else one grey
+    plane."""
+    images = [decoded(os.path.join(CONFIG["images"], f"{i}{CONFIG['image_suffix']}")) for i in ids]
+    colour = any(a.shape[2] >= 3 for a in images)
     rows = []
-    for img in images:
-        rgb = np.asarray(img.convert("RGB"), dtype=float)
-        planes = [rgb[..., k] for k in range(3)] if colour else [np.asarray(img.convert("L"), dtype=float)]
-        grey = (299 * rgb[..., 0] + 587 * rgb[..., 1] + 114 * rgb[..., 2]) / 255000.0
-        parts = [cells(p / 255.0, 8).ravel() for p in planes]
+    for a in images:
+        h, w = a.shape[:2]
+        if colour:
+            rgb = np.repeat(a, 3, axis=2) if a.shape[2] == 1 else a
+            planes = [rgb[..., k] for k in range(3)]
+            grey = (299 * rgb[..., 0] + 587 * rgb[..., 1] + 114 * rgb[..., 2]) / 255000.0
+        else:
+            plane = a[..., 0] if a.shape[2] == 1 else np.floor(
+                (299 * a[..., 0] + 587 * a[..., 1] + 114 * a[..., 2] + 500) / 1000.0)
+            planes = [plane]
+            grey = plane / 255.0
+        wy, wx = overlap(h, 8), overlap(w, 8)
+        parts = [(wy @ p @ wx.T / (h * w) / 255.0).ravel() for p in planes]
         parts += [np.bincount(np.clip(p.astype(int) // 32, 0, 7).ravel(), minlength=8) / p.size for p in planes]
         parts.append(gradient_histograms(grey))
-        parts += [np.array([p.mean() / 255.0, p.std() / 255.0]) for p in planes]
+        parts.append(np.array([p.mean() / 255.0 for p in planes]))
+        parts.append(np.array([p.std() / 255.0 for p in planes]))
         rows.append(np.concatenate(parts))
     return pd.DataFrame(rows, columns=[f"img{j}" for j in range(len(rows[0]))] if rows else None)
 
 
-def cells(plane, grid):
-    """Means of `plane` over a grid x grid split by area (any size)."""
-    h, w = plane.shape
-    ys = np.minimum(np.arange(h) * grid // h, grid - 1)
-    xs = np.minimum(np.arange(w) * grid // w, grid - 1)
-    sums = np.zeros((grid, grid))
-    counts = np.zeros((grid, grid))
-    np.add.at(sums, (ys[:, None], xs[None, :]), plane)
-    np.add.at(counts, (ys[:, None], xs[None, :]), 1.0)
-    return sums / np.maximum(counts, 1.0)
-
-
 def gradient_histograms(grey, grid=4, bins=8, eps=0.01):
-    """A grid x grid of unsigned gradient-orientation histograms."""
+    """A grid x grid of unsigned gradient-orientation histograms, each
+    pixel's magnitude shared among the cells it overlaps."""
     padded = np.pad(grey, 1, mode="edge")
     gx = padded[1:-1, 2:] - padded[1:-1, :-2]
     gy = padded[2:, 1:-1] - padded[:-2, 1:-1]
     magnitude = np.hypot(gx, gy)
-    angle = np.mod(np.arctan2(gy, gx), np.pi)
-    b = np.minimum((angle / (np.pi / bins)).astype(int), bins - 1)
-    h, w = grey.shape
-    ys = np.minimum(np.arange(h) * grid // h, grid - 1)[:, None].repeat(w, 1)
-    xs = np.minimum(np.arange(w) * grid // w, grid - 1)[None, :].repeat(h, 0)
-    out = np.zeros((grid, grid, bins))
-    np.add.at(out, (ys, xs, b), magnitude)
+    b = np.minimum((np.mod(np.arctan2(gy, gx), np.pi) / (np.pi / bins)).astype(int), bins - 1)
+    wy, wx = overlap(grey.shape[0], grid), overlap(grey.shape[1], grid)
+    out = np.stack([wy @ np.where(b == k, magnitude, 0.0) @ wx.T for k in range(bins)], axis=2) / grid ** 2
     out /= np.sqrt((out ** 2).sum(axis=2, keepdims=True) + eps ** 2)
     return out.ravel()
 
