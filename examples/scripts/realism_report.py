@@ -155,8 +155,8 @@ def figures(env, task_dir, sandmle, python, strong=False):
         "missing_values": bool(train[features].isna().any().any()) if features else False,
     }
     # Text cells: one word long, or with a word straight after itself.
-    cells = [str(v).split() for c in features if train[c].dtype == object
-             and train[c].astype(str).str.len().mean() > 30 for v in train[c].dropna()]
+    cells = [str(v).split() for c in features if not pd.api.types.is_numeric_dtype(train[c])
+             and train[c].dropna().astype(str).str.len().mean() > 30 for v in train[c].dropna()]
     row["text_cells"] = len(cells)
     row["one_word_cells"] = sum(len(w) == 1 for w in cells)
     row["repeated_word_cells"] = sum(any(a.lower() == b.lower() for a, b in zip(w, w[1:])) for w in cells)

@@ -93,5 +93,5 @@ pub use realism::{RealismCheck, realism_checks};
 pub use rule::{FAMILIES, Family, RULE_FEATURES, Rule, Tree, rule_pool};
 pub use shrink::{SHRINK_VERSION, StratifiedShrinker};
 pub use sizes::{MAX_FILE_CLASSES, test_rows_for};
-pub use synthesize::{DnaSynthesizer, SYNTH_VERSION};
+pub use synthesize::{DnaSynthesizer, MIN_CLASS_SHARE, SYNTH_VERSION};
 pub use units::unit_range;

@@ -215,7 +215,8 @@ pub(super) fn label_target(
     Ok(match target {
         TargetDna::Classes { shares, numeric_labels } if shares.len() == 2 => {
             let rule = fitted(family, rng);
-            let share = (shares[1] * plan.mutations.imbalance).clamp(0.02, 0.98);
+            let share =
+                (shares[1] * plan.mutations.imbalance).clamp(crate::MIN_CLASS_SHARE, 1.0 - crate::MIN_CLASS_SHARE);
             let (clean, noisy) = scored(&rule, rng);
             let (labels, cut) = binary_labels(&noisy, share);
             let classes = classes_for(plan, 2, *numeric_labels);
