@@ -1,27 +1,12 @@
 //! Synthesis from the DNA of every bundled real seed.
 
+mod common;
+
+use common::{TABLE_SEEDS as SEEDS, seed};
 use sandmle_core::PlanRequest;
-use sandmle_core::{Environment, FeatureDna, TargetDna, WriteOptions};
+use sandmle_core::{FeatureDna, TargetDna, WriteOptions};
 use sandmle_synth::{DnaSynthesizer, extract_dna};
 use std::collections::BTreeSet;
-
-fn seed(name: &str) -> Environment {
-    Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-const SEEDS: [&str; 11] = [
-    "bikeshare",
-    "breast_cancer",
-    "caravan",
-    "default",
-    "diabetes",
-    "digits",
-    "flights",
-    "oj",
-    "sms_spam",
-    "wage",
-    "wine",
-];
 
 #[test]
 fn every_seed_dna_yields_a_valid_environment_of_its_shape() {

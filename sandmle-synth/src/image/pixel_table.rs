@@ -20,8 +20,8 @@
 
 use super::draw::{Canvas, render};
 use super::dress::dress;
-use super::factors::{FACTOR_FIELDS, ImageFactors, Nuisance};
-use super::task::{family_of, label_target, looks_target, plan_images};
+use super::factors::{ImageFactors, Nuisance};
+use super::task::{family_of, label_target, looks_target, plan_images, record_factors};
 use crate::error::{Error, Result};
 use crate::synthesize::{DnaSynthesizer, TableTask, table_task};
 use rayon::prelude::*;
@@ -252,19 +252,9 @@ pub(crate) fn realize_pixel_table(synth: &DnaSynthesizer, plan: &TaskPlan, grid:
         "grid": {"side": grid.side, "max": grid.max, "canvas": canvas_side,
             "zoom": "size x1.8 for one or two shapes, x1.4 for a group, at most 30"},
     }));
-    provenance.details.insert("image_generator_version".into(), json!(super::IMAGE_SYNTH_VERSION));
     let mut by_id: Vec<(usize, usize)> = kept.iter().enumerate().map(|(pos, &row)| (ids[pos], row)).collect();
     by_id.sort_unstable();
-    let rows: Vec<serde_json::Value> = by_id
-        .iter()
-        .map(|&(id, row)| {
-            let mut v = vec![json!(id)];
-            v.extend(factors[row].to_codes().iter().map(|c| json!(c)));
-            serde_json::Value::Array(v)
-        })
-        .collect();
-    let fields: Vec<&str> = std::iter::once("id").chain(FACTOR_FIELDS).collect();
-    provenance.details.insert("image_factors".into(), json!({"fields": fields, "rows": rows}));
+    record_factors(&mut provenance, &factors, &by_id);
     let order = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
     let oracle = crate::oracle::oracle_record(&task, &truths, &order, t.answers.column(&task.id_column)?)?;
     crate::synthesize::record_oracle(&mut provenance, &oracle)?;

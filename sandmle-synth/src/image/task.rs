@@ -365,6 +365,17 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         "targets": records,
         "nuisance": nuisance,
     }));
+    record_factors(&mut provenance, &factors, &by_id);
+    let order = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
+    let oracle = crate::oracle::oracle_record(&task, &truths, &order, t.answers.column(&task.id_column)?)?;
+    crate::synthesize::record_oracle(&mut provenance, &oracle)?;
+    crate::synthesize::finish_synthesized(task, t, description, provenance, plan, set)
+}
+
+/// Records the image generator's version and every kept row's factors
+/// (`details.image_factors`: the field names, then one row per id, in id
+/// order; `by_id` pairs each id with its row of `factors`).
+pub(super) fn record_factors(provenance: &mut Provenance, factors: &[ImageFactors], by_id: &[(usize, usize)]) {
     provenance.details.insert("image_generator_version".into(), json!(IMAGE_SYNTH_VERSION));
     let rows: Vec<serde_json::Value> = by_id
         .iter()
@@ -376,10 +387,6 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         .collect();
     let fields: Vec<&str> = std::iter::once("id").chain(FACTOR_FIELDS).collect();
     provenance.details.insert("image_factors".into(), json!({"fields": fields, "rows": rows}));
-    let order = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
-    let oracle = crate::oracle::oracle_record(&task, &truths, &order, t.answers.column(&task.id_column)?)?;
-    crate::synthesize::record_oracle(&mut provenance, &oracle)?;
-    crate::synthesize::finish_synthesized(task, t, description, provenance, plan, set)
 }
 
 /// The domain of a candidate: the lexicons in turn from an offset drawn
