@@ -31,7 +31,7 @@ then, for every environment, reads its public files as a Kaggle practitioner wou
 Prints a markdown summary (and writes OUT/realism.json with every environment's figures).
 
     python examples/scripts/realism_report.py --sandmle target/release/sandmle --out /tmp/realism \\
-        [--per-seed 10] [--seed 3] [--python /path/to/python-with-sklearn]
+        [--per-seed 10] [--seed 3] [--mix paper] [--python /path/to/python-with-sklearn]
 
 Needs pandas, numpy, scikit-learn and Pillow in --python (default: this interpreter).
 """
@@ -246,6 +246,7 @@ def main():
     p.add_argument("--per-seed", type=int, default=10)
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--python", default=sys.executable)
+    p.add_argument("--mix", help="generate with this modality mix (`paper`, or modality=weight pairs)")
     p.add_argument("--strong", action="store_true",
                    help="also grade a stack of forest, gradient boosting and a linear model (is gold reachable?)")
     a = p.parse_args()
@@ -253,7 +254,8 @@ def main():
     envs = a.envs or a.out / "envs"
     if a.envs is None:
         shutil.rmtree(envs, ignore_errors=True)
-        done = run([a.sandmle, "generate", "--per-seed", str(a.per_seed), "--seed", str(a.seed), "--out", str(envs)])
+        mix = ["--mix", a.mix] if a.mix else []
+        done = run([a.sandmle, "generate", "--per-seed", str(a.per_seed), "--seed", str(a.seed), *mix, "--out", str(envs)])
         if done.returncode != 0:
             sys.exit(f"generate failed: {done.stderr[-500:]}")
     harbor = a.out / "harbor"

@@ -92,3 +92,77 @@ fn generate_writes_kept_environments_the_yield_and_the_index_identically_on_thre
         sandmle_with_threads(&["generate", "--out", one.path().to_str().unwrap(), "--shard", "3/3", "--json"], "1");
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `generate --mix paper` asks each slot for a modality from the paper's
+/// spread: tabular seeds give image, multimodal and audio environments
+/// too, every one passing the gates; the run records its mix (a rerun
+/// with another mix into the same folder is refused); the tree is the
+/// same on one thread, two threads and two shards.
+#[test]
+fn generate_with_the_paper_mix_spreads_modalities_identically_on_threads_and_shards() {
+    let run = |threads: &str, dir: &Path, mix: &str, shard: Option<&str>| {
+        let d = dir.to_str().unwrap();
+        let seeds = seed("oj");
+        let seeds_dir = Path::new(&seeds).parent().unwrap().to_str().unwrap().to_owned();
+        let mut args = vec![
+            "generate",
+            "--seed-env",
+            "breast_cancer",
+            "--seed-env",
+            "wage",
+            "--per-seed",
+            "5",
+            "--seed",
+            "2",
+            "--mix",
+            mix,
+            "--out",
+            d,
+            "--json",
+            "--seeds",
+            &seeds_dir,
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        sandmle_with_threads(&args, threads)
+    };
+    let one = tempfile::tempdir().unwrap();
+    let out = run("1", one.path(), "paper", None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    let modalities = v["yield"]["spread"]["modalities"].as_object().unwrap().clone();
+    assert!(modalities.len() >= 3, "{modalities:?}");
+    assert!(modalities.keys().any(|m| m != "tabular" && m != "text"), "{modalities:?}");
+    assert_eq!(v["yield"]["settings"]["mix"]["name"], "paper");
+    let first = tree(one.path());
+    let index = String::from_utf8(first["index.jsonl"].clone()).unwrap();
+    for line in index.lines() {
+        let e: serde_json::Value = serde_json::from_str(line).unwrap();
+        let env = one.path().join(e["path"].as_str().unwrap());
+        let verify = sandmle_with_threads(&["verify", "--env", env.to_str().unwrap()], "2");
+        assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
+    }
+    let other = run("1", one.path(), "image=1", None);
+    assert_ne!(other.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&other.stdout).contains("other settings"),
+        "{}",
+        String::from_utf8_lossy(&other.stdout)
+    );
+    let two = tempfile::tempdir().unwrap();
+    assert_eq!(run("2", two.path(), "paper", None).status.code(), Some(0));
+    assert_eq!(tree(two.path()), first, "one and two threads");
+    let sharded = tempfile::tempdir().unwrap();
+    for s in ["0/2", "1/2"] {
+        assert_eq!(run("2", sharded.path(), "paper", Some(s)).status.code(), Some(0));
+    }
+    assert_eq!(tree(sharded.path()), first, "two shards");
+    let bad = run("1", two.path(), "graph=1", None);
+    assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stdout));
+    assert!(
+        String::from_utf8_lossy(&bad.stdout).contains("unknown modality"),
+        "{}",
+        String::from_utf8_lossy(&bad.stdout)
+    );
+}

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 fn request(index: usize) -> PlanRequest {
-    PlanRequest { seed_task: "wine".into(), run_seed: 3, index, attempt: 0 }
+    PlanRequest { seed_task: "wine".into(), run_seed: 3, index, attempt: 0, modality: None }
 }
 
 #[test]

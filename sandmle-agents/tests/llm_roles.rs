@@ -13,7 +13,7 @@ use serde_json::json;
 use std::sync::Arc;
 
 fn request() -> PlanRequest {
-    PlanRequest { seed_task: "wine".into(), run_seed: 5, index: 0, attempt: 0 }
+    PlanRequest { seed_task: "wine".into(), run_seed: 5, index: 0, attempt: 0, modality: None }
 }
 
 fn settings(model: &Arc<ScriptedChatModel>, repairs: u32) -> LlmSettings {
@@ -84,7 +84,7 @@ fn the_llm_strategist_gives_up_with_a_typed_error() {
 fn the_llm_developer_sets_hardness_within_bounds() {
     let p = parts();
     let s = seed("breast_cancer");
-    let r = PlanRequest { seed_task: "breast_cancer".into(), run_seed: 5, index: 0, attempt: 0 };
+    let r = PlanRequest { seed_task: "breast_cancer".into(), run_seed: 5, index: 0, attempt: 0, modality: None };
     let plan = strategist(&p).plan(&s.env, &r).unwrap();
     let model = Arc::new(ScriptedChatModel::new([
         json!({"difficulty": 1.7, "noise": 1.0, "imbalance": 1.0, "missingness": 1.0}).to_string(),
@@ -102,7 +102,7 @@ fn the_llm_developer_sets_hardness_within_bounds() {
 fn the_llm_mlops_engineer_can_refuse_but_never_overrule_a_refusal() {
     let p = parts();
     let s = seed("breast_cancer");
-    let r = PlanRequest { seed_task: "breast_cancer".into(), run_seed: 5, index: 0, attempt: 0 };
+    let r = PlanRequest { seed_task: "breast_cancer".into(), run_seed: 5, index: 0, attempt: 0, modality: None };
     let env = developer(&p).develop(&strategist(&p).plan(&s.env, &r).unwrap()).unwrap();
     let model = Arc::new(ScriptedChatModel::new([
         json!({"accept": false}).to_string(),
@@ -123,7 +123,7 @@ fn the_llm_mlops_engineer_can_refuse_but_never_overrule_a_refusal() {
 fn a_leaking_description_is_sent_back_and_finally_refused() {
     let p = parts();
     let s = seed("breast_cancer");
-    let r = PlanRequest { seed_task: "breast_cancer".into(), run_seed: 5, index: 0, attempt: 0 };
+    let r = PlanRequest { seed_task: "breast_cancer".into(), run_seed: 5, index: 0, attempt: 0, modality: None };
     let plan = strategist(&p).plan(&s.env, &r).unwrap();
     let env = developer(&p).develop(&plan).unwrap();
     let task = env.task();

@@ -42,7 +42,7 @@ fn developer(model: &Arc<ScriptedChatModel>, repairs: u32) -> ProgramDeveloper {
 }
 
 fn request(name: &str) -> PlanRequest {
-    PlanRequest { seed_task: name.into(), run_seed: 3, index: 0, attempt: 0 }
+    PlanRequest { seed_task: name.into(), run_seed: 3, index: 0, attempt: 0, modality: None }
 }
 
 fn fenced(code: &str) -> String {

@@ -8,7 +8,7 @@ use sandmle_agents::roles::{Brief, DataStrategist, Leak, MlDeveloper, MlOpsEngin
 use sandmle_core::{PlanRequest, WriteOptions};
 
 fn request(index: usize) -> PlanRequest {
-    PlanRequest { seed_task: "breast_cancer".into(), run_seed: 7, index, attempt: 0 }
+    PlanRequest { seed_task: "breast_cancer".into(), run_seed: 7, index, attempt: 0, modality: None }
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn the_writer_describes_everything_and_never_the_rule() {
     let p = parts();
     for name in ["breast_cancer", "wine", "diabetes", "sms_spam"] {
         let s = seed(name);
-        let r = PlanRequest { seed_task: name.into(), run_seed: 3, index: 1, attempt: 0 };
+        let r = PlanRequest { seed_task: name.into(), run_seed: 3, index: 1, attempt: 0, modality: None };
         let plan = strategist(&p).plan(&s.env, &r).unwrap();
         let mut env = developer(&p).develop(&plan).unwrap();
         let brief = Brief::default();

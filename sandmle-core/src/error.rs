@@ -187,6 +187,12 @@ pub enum Error {
         /// What is inconsistent.
         reason: String,
     },
+    /// A modality mix ([`crate::Mix`]) that cannot be read.
+    #[error("invalid mix: {reason}")]
+    InvalidMix {
+        /// What is wrong.
+        reason: String,
+    },
     /// A leaderboard is empty or has no usable score column.
     #[error("invalid leaderboard {}: {reason}", path.display())]
     InvalidLeaderboard {
@@ -258,7 +264,10 @@ impl Blame for Error {
     fn fault(&self) -> Fault {
         match self {
             Error::Io { .. } => Fault::System,
-            Error::UnsafeOutput { .. } | Error::Unsupported { .. } | Error::AlreadyExists { .. } => Fault::Caller,
+            Error::UnsafeOutput { .. }
+            | Error::Unsupported { .. }
+            | Error::AlreadyExists { .. }
+            | Error::InvalidMix { .. } => Fault::Caller,
             Error::Port { fault, .. } => *fault,
             _ => Fault::Environment,
         }

@@ -63,6 +63,7 @@ mod id_index;
 mod images;
 mod ladder;
 mod message;
+mod mix;
 mod oracle;
 pub mod pixel_rows;
 mod plan;
@@ -109,6 +110,7 @@ pub use ladder::{
     reference_thresholds,
 };
 pub use message::{QUOTE_CHARS, bounded, one_line};
+pub use mix::{MIX_MODALITIES, Mix};
 pub use oracle::{ORACLE_DETAIL, OraclePrediction, OracleRecord, SE_DRAWS, grade_oracle};
 pub use pixel_rows::PixelDna;
 pub use plan::{Mutations, PlanRequest, PlannedFeature, TaskPlan, TaskStory};

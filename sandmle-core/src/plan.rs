@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 /// Which candidate a plan is for: the seed task, the run's seed, the
 /// candidate's index and its attempt (a failed candidate is retried with a
-/// fresh seed). The candidate's own seed derives from all four.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// fresh seed), and the modality asked of it, if any. The candidate's own
+/// seed derives from the first four.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanRequest {
     /// The seed task's id.
     pub seed_task: String,
@@ -23,6 +24,11 @@ pub struct PlanRequest {
     pub index: usize,
     /// 0 for the first attempt, then 1, 2, ... for retries.
     pub attempt: u32,
+    /// The modality the candidate is to have, when a run's mix
+    /// ([`crate::Mix`]) chose one; `None` keeps the seed's. A synthesizer
+    /// that cannot recast its seed's DNA into it keeps the seed's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modality: Option<crate::Modality>,
 }
 
 impl PlanRequest {

@@ -56,6 +56,10 @@ pub enum Modality {
     /// Audio clips: files beside the tables ([`TaskSpec::images`] says
     /// where, as for images).
     Audio,
+    /// Images and feature columns together: image files beside the tables
+    /// ([`TaskSpec::images`]), and columns in the tables that describe the
+    /// same rows; the label reads both.
+    Multimodal,
 }
 
 /// What is predicted.

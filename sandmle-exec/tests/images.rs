@@ -13,8 +13,9 @@ use sandmle_exec::{Error, Panel, PipelineExecutor, PipelineSpec, ProcessExecutor
 use sandmle_metrics::StandardGrader;
 use std::time::Duration;
 
-/// The fixtures of `fixtures/make_image_fixtures.py` (numpy): sample `i`
-/// of each image is `(i * mul + add) % 256`.
+/// The fixtures of `fixtures/make_image_fixtures.py` (numpy and scipy):
+/// sample `i` of each image is `(i * mul + add) % 256`, or blocks off a
+/// grey background (whose objects are counted).
 #[test]
 fn features_match_numpy() {
     let text =
@@ -22,8 +23,23 @@ fn features_match_numpy() {
     let fixtures: serde_json::Value = serde_json::from_str(&text).unwrap();
     for case in fixtures["cases"].as_array().unwrap() {
         let n = |k: &str| case[k].as_u64().unwrap();
-        let (w, h, ch, mul, add) = (n("width"), n("height"), n("channels"), n("mul"), n("add"));
-        let data = (0..w * h * ch).map(|i| ((i * mul + add) % 256) as u8).collect();
+        let (w, h, ch) = (n("width"), n("height"), n("channels"));
+        let data = if case["pattern"] == "blocks" {
+            // Blocks off a grey background (the fixture script's `blocks`).
+            let (side, gap) = (n("side"), n("gap"));
+            let p = side + gap;
+            let mut data = Vec::new();
+            for y in 0..h {
+                for x in 0..w {
+                    let on = x % p >= gap && y % p >= gap && (x / p + y / p) % 3 != 0;
+                    data.extend((0..ch).map(|k| if on { ((50 + 60 * k + 13 * (x / p)) % 256) as u8 } else { 128 }));
+                }
+            }
+            data
+        } else {
+            let (mul, add) = (n("mul"), n("add"));
+            (0..w * h * ch).map(|i| ((i * mul + add) % 256) as u8).collect()
+        };
         let p = Pixels { width: w as u32, height: h as u32, channels: ch as u8, data };
         // Through the PNG codec, as the tables are built (the encoder
         // writes no grey + alpha).
@@ -91,7 +107,12 @@ fn any_size_and_channel_count_gives_the_same_columns() {
     for p in &images {
         let v = f.extract(p).unwrap();
         assert_eq!(v.len(), f.len());
-        assert!(v.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x)), "{v:?}");
+        // Every feature is a share in [0, 1] but the object count.
+        let names = f.names();
+        for (name, x) in names.iter().zip(&v) {
+            let bound = if name == "img_objects" { f64::MAX } else { 1.0 };
+            assert!(x.is_finite() && (0.0..=bound).contains(x), "{name}: {x}");
+        }
     }
     // A grey image in a colour task: three equal planes.
     let v = f.extract(&images[1]).unwrap();

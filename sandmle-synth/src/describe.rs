@@ -12,7 +12,7 @@ pub(crate) struct Story {
     pub context: String,
 }
 
-fn type_word(t: ColumnType) -> &'static str {
+pub(crate) fn type_word(t: ColumnType) -> &'static str {
     match t {
         ColumnType::Numeric => "number",
         ColumnType::Categorical => "category",

@@ -73,6 +73,7 @@ pub mod pages;
 mod program;
 mod random;
 mod realism;
+pub mod recast;
 mod rule;
 mod shrink;
 mod sizes;

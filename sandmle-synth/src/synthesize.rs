@@ -126,6 +126,10 @@ impl DnaSynthesizer {
     /// [`Error::BadSetting`], [`Error::Unsupported`].
     pub fn plan(&self, dna: &TaskDna, request: &PlanRequest) -> Result<TaskPlan> {
         self.check(dna)?;
+        // A run's mix may ask for another modality: the DNA recast into
+        // it, or the seed's own when it cannot be.
+        let recast = request.modality.and_then(|m| crate::recast::recast(dna, m));
+        let dna = recast.as_ref().unwrap_or(dna);
         if dna.pixels.is_some() {
             return Ok(crate::pages::plan_pages(dna, request, self.difficulty, self.mutate));
         }
@@ -147,9 +151,8 @@ impl DnaSynthesizer {
         let mut rng = rng_for(seed, "synth-plan");
         let family = FAMILIES[rng.random_range(0..FAMILIES.len())];
         let m = if self.mutate { Mutations::draw(&mut rng) } else { Mutations::none() };
-        let planned = with_missing_values(feature_plan(dna, &m, &mut rng), &mut rng_for(seed, "synth-plan-missing"));
         let mut used = BTreeSet::from(["id".to_owned()]);
-        let features = name_features(planned, dna.modality, domain, &mut used, &mut rng_for(seed, "synth-plan-names"));
+        let features = plan_table_features(dna, &m, domain, &mut used, &mut rng, seed);
         let base = match dna.kind {
             TaskKind::BinaryClassification | TaskKind::MultiLabelClassification => domain.targets[0],
             TaskKind::MulticlassClassification | TaskKind::Ranking => domain.targets[1],
@@ -181,7 +184,8 @@ impl DnaSynthesizer {
     /// # Errors
     /// As [`DnaSynthesizer::plan`] and [`DnaSynthesizer::realize`].
     pub fn synthesize_env(&self, dna: &TaskDna, seed_task: &str, seed: u64) -> Result<Environment> {
-        let request = PlanRequest { seed_task: seed_task.to_owned(), run_seed: seed, index: 0, attempt: 0 };
+        let request =
+            PlanRequest { seed_task: seed_task.to_owned(), run_seed: seed, index: 0, attempt: 0, modality: None };
         self.realize(&self.plan(dna, &request)?)
     }
 
@@ -472,6 +476,22 @@ fn with_missing_values(mut planned: Vec<(FeatureDna, bool)>, rng: &mut SeedRng) 
         }
     }
     planned
+}
+
+/// A plan's table features: the DNA's, with the mutations' count changes
+/// drawn from `rng` ([`feature_plan`]), missing values for a gapless seed
+/// ([`with_missing_values`]) and names from the domain's lexicon
+/// ([`name_features`]) drawn from the candidate `seed`'s own streams.
+pub(crate) fn plan_table_features(
+    dna: &TaskDna,
+    m: &Mutations,
+    domain: &Domain,
+    used: &mut BTreeSet<String>,
+    rng: &mut SeedRng,
+    seed: u64,
+) -> Vec<PlannedFeature> {
+    let planned = with_missing_values(feature_plan(dna, m, rng), &mut rng_for(seed, "synth-plan-missing"));
+    name_features(planned, dna.modality, domain, used, &mut rng_for(seed, "synth-plan-names"))
 }
 
 /// Names the planned features from the domain's lexicon: numeric, then

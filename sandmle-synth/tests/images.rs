@@ -33,7 +33,7 @@ fn as_images(mut dna: TaskDna) -> TaskDna {
 }
 
 fn plan(synth: &DnaSynthesizer, dna: &TaskDna, seed: u64) -> sandmle_core::TaskPlan {
-    let request = PlanRequest { seed_task: "tiny-images".into(), run_seed: seed, index: 0, attempt: 0 };
+    let request = PlanRequest { seed_task: "tiny-images".into(), run_seed: seed, index: 0, attempt: 0, modality: None };
     synth.plan(dna, &request).unwrap()
 }
 

@@ -47,7 +47,7 @@ fn synthesized_tables_pass_every_realism_check() {
     for name in TABLE_SEEDS {
         let dna = extract_dna(&seed(name)).unwrap();
         for index in 0..3 {
-            let request = PlanRequest { seed_task: name.into(), run_seed: 11, index, attempt: 0 };
+            let request = PlanRequest { seed_task: name.into(), run_seed: 11, index, attempt: 0, modality: None };
             let env = synth.realize(&synth.plan(&dna, &request).unwrap()).unwrap();
             let checks = realism_checks(&env);
             for c in &checks {

@@ -121,7 +121,7 @@ fn ten_candidates_of_a_seed_see_at_least_six_domains() {
         let dna = extract_dna(&seed(name)).unwrap();
         let domains: BTreeSet<String> = (0..10)
             .map(|index| {
-                let request = PlanRequest { seed_task: name.into(), run_seed: 2026, index, attempt: 0 };
+                let request = PlanRequest { seed_task: name.into(), run_seed: 2026, index, attempt: 0, modality: None };
                 synth.plan(&dna, &request).unwrap().domain
             })
             .collect();
@@ -133,7 +133,7 @@ fn ten_candidates_of_a_seed_see_at_least_six_domains() {
 fn plans_that_cannot_be_realised_are_typed_errors() {
     let synth = DnaSynthesizer::default();
     let dna = extract_dna(&seed("wine")).unwrap();
-    let request = PlanRequest { seed_task: "wine".into(), run_seed: 1, index: 0, attempt: 0 };
+    let request = PlanRequest { seed_task: "wine".into(), run_seed: 1, index: 0, attempt: 0, modality: None };
     let plan = synth.plan(&dna, &request).unwrap();
     let mut twice = plan.clone();
     twice.features[1].name = twice.features[0].name.clone();

@@ -94,6 +94,12 @@ pub struct FoundryConfig {
     /// another band is a failed attempt, retried with a fresh seed (raise
     /// `retries` for yield). `None` (the default) keeps every band.
     pub target_band: Option<u8>,
+    /// The modality mix ([`sandmle_core::Mix`]): each slot's plans are
+    /// asked for the modality it draws (from the run's seed, the seed task
+    /// and the slot's index, so a retry keeps its slot's modality and a
+    /// shard draws what the unsharded run draws). `None` (the default)
+    /// keeps each seed's modality.
+    pub mix: Option<sandmle_core::Mix>,
 }
 
 impl Default for FoundryConfig {
@@ -105,6 +111,7 @@ impl Default for FoundryConfig {
             shard: Shard::ALL,
             brief: Brief::default(),
             target_band: None,
+            mix: None,
         }
     }
 }
@@ -192,7 +199,20 @@ impl Foundry {
             retries: self.config.retries,
             roles: roles.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
             target_band: self.config.target_band,
+            mix: self.config.mix.clone(),
         }
+    }
+
+    /// The request for attempt `attempt` of slot `index` of `seed_task`,
+    /// with the modality the run's mix draws for the slot.
+    fn request(&self, seed_task: &str, index: usize, attempt: u32) -> PlanRequest {
+        let run_seed = self.config.run_seed;
+        let modality = self
+            .config
+            .mix
+            .as_ref()
+            .map(|m| m.draw(sandmle_core::derive_seed(run_seed, &format!("{seed_task}/candidate-{index}/mix"))));
+        PlanRequest { seed_task: seed_task.to_owned(), run_seed, index, attempt, modality }
     }
 
     /// One attempt at a candidate: plan, develop, check, describe, verify.
@@ -286,7 +306,7 @@ impl Foundry {
             return None;
         }
         (request.index.saturating_sub(NEAR_DUPLICATE_WINDOW)..request.index).find_map(|index| {
-            let earlier = PlanRequest { index, attempt: 0, ..request.clone() };
+            let earlier = self.request(&request.seed_task, index, 0);
             let other = self.strategist.plan(&seed.env, &earlier).ok()?;
             let overlap = plans_alike(plan, &other).filter(|&o| o >= NEAR_DUPLICATE_OVERLAP)?;
             Some(format!(
@@ -304,7 +324,7 @@ impl Foundry {
         let mut attempts = Vec::new();
         let mut compute = 0.0;
         for attempt in 0..=self.config.retries {
-            let request = PlanRequest { seed_task: seed_task.clone(), run_seed: self.config.run_seed, index, attempt };
+            let request = self.request(&seed_task, index, attempt);
             let t = Instant::now();
             let a = self.attempt(seed, &request);
             compute += t.elapsed().as_secs_f64();
@@ -371,7 +391,8 @@ impl Foundry {
             Ok(existing) if existing != settings_bytes => {
                 return Err(Error::Output {
                     path: run_file,
-                    reason: "the output holds a run with other settings (seed, candidates, retries or roles)".into(),
+                    reason: "the output holds a run with other settings (seed, candidates, retries, roles or mix)"
+                        .into(),
                 });
             }
             Ok(_) => {}

@@ -73,6 +73,9 @@ pub struct RunSettings {
     /// otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_band: Option<u8>,
+    /// The modality mix, if the run asked for one (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<sandmle_core::Mix>,
 }
 
 /// The spread of the kept environments over domains, rule families,

@@ -190,7 +190,7 @@ fn ports_compose_as_trait_objects() {
     let gates = verifier.verify(&small).unwrap();
     assert!(gates[0].passed);
     let dna = synth.extract_dna(&env).unwrap();
-    let request = crate::PlanRequest { seed_task: "tiny".into(), run_seed: 0, index: 0, attempt: 0 };
+    let request = crate::PlanRequest { seed_task: "tiny".into(), run_seed: 0, index: 0, attempt: 0, modality: None };
     let plan = synth.plan(&dna, &request).unwrap();
     assert_eq!(plan.column_names(), ["id", "label"]);
     assert_eq!(synth.synthesize(&plan).unwrap(), env);

@@ -1,5 +1,6 @@
 //! [`ImageFeaturizer`]: a fixed-length feature vector of one decoded image.
 
+use super::objects::{OBJECT_FEATURES, object_features};
 use crate::error::{Error, Result};
 use sandmle_core::Pixels;
 
@@ -29,6 +30,7 @@ pub const HOG_EPS: f64 = 0.01;
 /// | `img_hist_ch{k}_b{b}` | share of plane `k`'s samples `v` with `v / 32 == b` ([`HIST_BINS`] bins) |
 /// | `img_hog_y{r}_x{c}_o{o}` | cell `(r, c)` of a [`HOG_CELLS`] x [`HOG_CELLS`] grid: gradient magnitude in orientation bin `o` of [`HOG_BINS`], L2-normalised per cell |
 /// | `img_mean_ch{k}`, `img_sd_ch{k}` | plane `k`'s mean and (population) standard deviation, in `[0, 1]` |
+/// | `img_objects`, ... | the five object features of [`super::objects`]: regions off the background, their count, areas and fill |
 ///
 /// Grid cells split the image by area: pixel `i` of `n` along an axis
 /// covers `[i·G, (i+1)·G)` and cell `j` of `G` covers `[j·n, (j+1)·n)`, and
@@ -77,7 +79,7 @@ impl ImageFeaturizer {
     /// Number of features.
     pub fn len(&self) -> usize {
         let c = self.channels();
-        c * GRID * GRID + c * HIST_BINS + HOG_CELLS * HOG_CELLS * HOG_BINS + 2 * c
+        c * GRID * GRID + c * HIST_BINS + HOG_CELLS * HOG_CELLS * HOG_BINS + 2 * c + OBJECT_FEATURES.len()
     }
 
     /// Always `false`: there are features of every image.
@@ -107,6 +109,7 @@ impl ImageFeaturizer {
         }
         names.extend((0..c).map(|k| format!("img_mean_ch{k}")));
         names.extend((0..c).map(|k| format!("img_sd_ch{k}")));
+        names.extend(OBJECT_FEATURES.iter().map(|n| (*n).to_owned()));
         names
     }
 
@@ -165,6 +168,7 @@ impl ImageFeaturizer {
             sds.push(var.sqrt());
         }
         out.extend(sds);
+        out.extend(object_features(&planes, w, h));
         Ok(out)
     }
 

@@ -134,23 +134,38 @@ pub(crate) fn describe_images(
     task: &TaskSpec,
     story: &sandmle_core::TaskStory,
     spec: &ImageSpec,
-    train_rows: usize,
+    train: &sandmle_core::Table,
     test_rows: usize,
 ) -> String {
+    let train_rows = train.n_rows();
+    let features: Vec<(&str, &sandmle_core::Column)> = train.iter().filter(|(n, _)| task.is_feature(n)).collect();
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", story.title);
     let _ = writeln!(s, "{}\n", story.context);
     let what = task.kind.prediction_phrase();
     let targets = task.target_columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
-    let _ = writeln!(
-        s,
-        "Each row is one {}, given as an image. Predict {what} of {targets} for every row of `test.csv` from its image.\n",
-        story.row_noun
-    );
-    let _ = writeln!(s, "## Files\n");
     let id = &task.id_column;
-    let _ = writeln!(s, "- `train.csv`: {train_rows} rows with `{id}` and {targets} (no other columns).");
-    let _ = writeln!(s, "- `test.csv`: {test_rows} rows with `{id}` only.");
+    if features.is_empty() {
+        let _ = writeln!(
+            s,
+            "Each row is one {}, given as an image. Predict {what} of {targets} for every row of `test.csv` from its \
+             image.\n",
+            story.row_noun
+        );
+        let _ = writeln!(s, "## Files\n");
+        let _ = writeln!(s, "- `train.csv`: {train_rows} rows with `{id}` and {targets} (no other columns).");
+        let _ = writeln!(s, "- `test.csv`: {test_rows} rows with `{id}` only.");
+    } else {
+        let _ = writeln!(
+            s,
+            "Each row is one {}, given as an image and the columns below. Predict {what} of {targets} for every row \
+             of `test.csv` from both.\n",
+            story.row_noun
+        );
+        let _ = writeln!(s, "## Files\n");
+        let _ = writeln!(s, "- `train.csv`: {train_rows} rows with `{id}`, the columns below and {targets}.");
+        let _ = writeln!(s, "- `test.csv`: {test_rows} rows with `{id}` and the columns below.");
+    }
     let (w, h) = (spec.width.unwrap_or(0), spec.height.unwrap_or(0));
     let colours = match spec.channels {
         Some(1) => "greyscale (1 channel)",
@@ -165,6 +180,18 @@ pub(crate) fn describe_images(
         suffix = spec.suffix,
     );
     let _ = writeln!(s, "- `sample_submission.csv`: a valid submission with a constant prediction.\n");
+    if !features.is_empty() {
+        let _ = writeln!(s, "## Columns\n");
+        for (name, col) in features {
+            let _ = writeln!(
+                s,
+                "- `{name}` ({}; {} missing)",
+                crate::describe::type_word(col.column_type()),
+                col.missing_count()
+            );
+        }
+        let _ = writeln!(s);
+    }
     evaluation(&mut s, task);
     s
 }

@@ -73,6 +73,7 @@
 mod draw;
 mod dress;
 mod factors;
+mod multimodal;
 mod pixel_table;
 mod prototypes;
 mod raster;

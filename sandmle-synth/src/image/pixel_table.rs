@@ -211,7 +211,7 @@ pub(crate) fn realize_pixel_table(synth: &DnaSynthesizer, plan: &TaskPlan, grid:
             TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 => {
                 looks_target(plan, shares, *numeric_labels, name, &mut factors, level, &mut rng)
             }
-            _ => label_target(plan, t, name, family, &factors, level, &mut rng)?,
+            _ => label_target(plan, t, name, family, &factors, level, &[], &mut rng)?,
         };
         targets.push((name.clone(), l.column));
         records.push(l.record);

@@ -53,7 +53,12 @@ pub(crate) fn plan_images(
     let mut rng = rng_for(seed, "synth-plan");
     let family = IMAGE_FAMILIES[rng.random_range(0..IMAGE_FAMILIES.len())];
     let drawn = if mutate { Mutations::draw(&mut rng) } else { Mutations::none() };
-    let mutations = Mutations { noise: drawn.noise, imbalance: drawn.imbalance, ..Mutations::none() };
+    let multimodal = dna.modality == Modality::Multimodal;
+    let mutations = if multimodal {
+        drawn
+    } else {
+        Mutations { noise: drawn.noise, imbalance: drawn.imbalance, ..Mutations::none() }
+    };
     let d = dress(domain_name);
     let base = match dna.kind {
         TaskKind::BinaryClassification | TaskKind::MultiLabelClassification => d.targets[0],
@@ -62,6 +67,14 @@ pub(crate) fn plan_images(
     };
     let mut used = BTreeSet::from(["id".to_owned()]);
     let targets = names(&[base], dna.targets.len(), &mut used);
+    // A multimodal plan's table features, named from the domain's
+    // lexicon as a table's are.
+    let features = if multimodal {
+        let domain = DOMAINS.iter().find(|x| x.name == domain_name).unwrap_or(&DOMAINS[0]);
+        crate::synthesize::plan_table_features(dna, &mutations, domain, &mut used, &mut rng, seed)
+    } else {
+        vec![]
+    };
     let classes = match dna.targets.first() {
         Some(TargetDna::Classes { shares, numeric_labels: false })
             if shares.len() > 2 && shares.len() <= d.classes.len() =>
@@ -80,7 +93,7 @@ pub(crate) fn plan_images(
             row_noun: d.row_noun.to_owned(),
             context: d.context.to_owned(),
         },
-        features: vec![],
+        features,
         targets,
         classes,
         rule_family: family.name().to_owned(),
@@ -115,8 +128,13 @@ fn check_image_plan(plan: &TaskPlan) -> Result<()> {
     if plan.targets.len() != plan.dna.targets.len() {
         return bad(format!("{} target names for {} targets", plan.targets.len(), plan.dna.targets.len()));
     }
-    if !plan.features.is_empty() {
-        return bad("an image task has no feature columns".into());
+    match (plan.dna.modality == Modality::Multimodal, plan.features.is_empty()) {
+        (false, false) => return bad("an image task has no feature columns".into()),
+        (true, true) => return bad("a multimodal task has feature columns".into()),
+        (true, false) if !plan.features.iter().any(|f| f.signal) => {
+            return bad("no feature carries the signal".into());
+        }
+        _ => {}
     }
     if !(0.0..=1.0).contains(&plan.difficulty) {
         return bad("difficulty must lie in [0, 1]".into());
@@ -189,7 +207,10 @@ pub(super) fn looks_target(
     }
 }
 
-/// Labels one target from the factors (see the module docs).
+/// Labels one target from the factors (see the module docs); `extra[c]`,
+/// when given, is added to score `c` of every row (a multimodal task's
+/// table part, [`super::multimodal`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn label_target(
     plan: &TaskPlan,
     target: &TargetDna,
@@ -197,6 +218,7 @@ pub(super) fn label_target(
     family: ImageFamily,
     factors: &[ImageFactors],
     noise_sd: f64,
+    extra: &[Vec<f64>],
     rng: &mut SeedRng,
 ) -> Result<Labelled> {
     let dna = &plan.dna;
@@ -206,8 +228,9 @@ pub(super) fn label_target(
         rule
     };
     // The rule's noise-free scores and the noisy ones the labels come from.
-    let scored = |rule: &ImageRule, rng: &mut SeedRng| -> (Vec<f64>, Vec<f64>) {
-        let clean: Vec<f64> = factors.iter().map(|f| rule.score(f)).collect();
+    let scored = |rule: &ImageRule, c: usize, rng: &mut SeedRng| -> (Vec<f64>, Vec<f64>) {
+        let plus = |r: usize| extra.get(c).and_then(|e| e.get(r)).copied().unwrap_or(0.0);
+        let clean: Vec<f64> = factors.iter().enumerate().map(|(r, f)| rule.score(f) + plus(r)).collect();
         let noisy = clean.iter().map(|s| s + noise_sd * gaussian(rng)).collect();
         (clean, noisy)
     };
@@ -217,7 +240,7 @@ pub(super) fn label_target(
             let rule = fitted(family, rng);
             let share =
                 (shares[1] * plan.mutations.imbalance).clamp(crate::MIN_CLASS_SHARE, 1.0 - crate::MIN_CLASS_SHARE);
-            let (clean, noisy) = scored(&rule, rng);
+            let (clean, noisy) = scored(&rule, 0, rng);
             let (labels, cut) = binary_labels(&noisy, share);
             let classes = classes_for(plan, 2, *numeric_labels);
             Labelled {
@@ -232,7 +255,8 @@ pub(super) fn label_target(
             let target_shares = crate::sizes::file_task_shares(shares, crate::sizes::ranking(&plan.dna));
             let k = target_shares.len();
             let rules: Vec<ImageRule> = (0..k).map(|_| fitted(ImageFamily::Mixed, rng)).collect();
-            let (clean, scores): (Vec<Vec<f64>>, Vec<Vec<f64>>) = rules.iter().map(|r| scored(r, rng)).unzip();
+            let (clean, scores): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
+                rules.iter().enumerate().map(|(c, r)| scored(r, c, rng)).unzip();
             let (labels, offsets) = multiclass_labels(&scores, &target_shares);
             let classes = classes_for(plan, k, *numeric_labels);
             let argmax =
@@ -255,7 +279,7 @@ pub(super) fn label_target(
         }
         TargetDna::Continuous { shape } => {
             let rule = fitted(family, rng);
-            let (clean, noisy) = scored(&rule, rng);
+            let (clean, noisy) = scored(&rule, 0, rng);
             let ranks = crate::stats::ranks(&noisy);
             let n = factors.len() as f64;
             let values: Vec<f64> = ranks.iter().map(|r| from_uniform(shape, (r - 0.5) / n)).collect();
@@ -296,18 +320,26 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     let mut rng = rng_for(seed, "image-factors");
     let mut factors: Vec<ImageFactors> = (0..n).map(|_| ImageFactors::draw(&mut rng, &nuisance, background)).collect();
 
+    let multimodal = dna.modality == Modality::Multimodal;
+    let table = multimodal.then(|| super::multimodal::table_part(plan, n));
     let mut rng = rng_for(seed, "image-rule");
     let mut all = Table::new();
     all.push_column("id", Column::Text(vec![None; n]))?;
+    for (name, column) in table.as_ref().map(|t| t.columns.clone()).unwrap_or_default() {
+        all.push_column(name, column)?;
+    }
     let (mut records, mut prediction_columns, mut truths) = (Vec::new(), Vec::new(), Vec::new());
     for (i, (t, name)) in dna.targets.iter().zip(&plan.targets).enumerate() {
+        let extra = table.as_ref().and_then(|p| p.extra.get(i)).map_or(&[][..], Vec::as_slice);
         let l = match t {
             // Many classes: each a look the images show (the first target;
-            // a later one is labelled by rules over the looks drawn).
-            TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 => {
+            // a later one is labelled by rules over the looks drawn). A
+            // multimodal task's classes are regions of the image's and the
+            // table's scores together.
+            TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 && !multimodal => {
                 looks_target(plan, shares, *numeric_labels, name, &mut factors, level, &mut rng)
             }
-            _ => label_target(plan, t, name, family, &factors, level, &mut rng)?,
+            _ => label_target(plan, t, name, family, &factors, level, extra, &mut rng)?,
         };
         all.push_column(name.clone(), l.column)?;
         records.push(l.record);
@@ -344,7 +376,7 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
     }
     let task = TaskSpec {
         id: format!("{}-synth", plan.seed_task),
-        modality: Modality::Image,
+        modality: if multimodal { Modality::Multimodal } else { Modality::Image },
         kind: dna.kind,
         id_column: "id".into(),
         target_columns: plan.targets.clone(),
@@ -356,15 +388,21 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
         group_column: None,
     };
     let t = tables(&task, train, test)?;
-    let description = describe_images(&task, &plan.story, &spec, t.train.n_rows(), t.test.n_rows());
+    let description = describe_images(&task, &plan.story, &spec, &t.train, t.test.n_rows());
     let mut provenance = Provenance::new(&plan.seed_task, sandmle_core::SYNTH_GENERATOR, SYNTH_VERSION, seed);
     provenance.dna = Some(dna.clone());
-    provenance.hidden_rule = Some(json!({
+    let mut hidden = json!({
         "modality": "image",
         "family": family.name(),
         "targets": records,
         "nuisance": nuisance,
-    }));
+    });
+    if let Some(table) = &table {
+        hidden["modality"] = json!("multimodal");
+        hidden["table_rules"] = json!(table.records);
+        hidden["label"] = json!("each score is the image rule's plus the table rule's (both standardised)");
+    }
+    provenance.hidden_rule = Some(hidden);
     record_factors(&mut provenance, &factors, &by_id);
     let order = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
     let oracle = crate::oracle::oracle_record(&task, &truths, &order, t.answers.column(&task.id_column)?)?;

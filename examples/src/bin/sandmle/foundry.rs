@@ -30,6 +30,12 @@ pub struct GenerateArgs {
     /// --retries for yield).
     #[arg(long = "target-band", value_parser = clap::value_parser!(u8).range(1..=5))]
     target_band: Option<u8>,
+    /// Ask each candidate for a modality drawn from a mix: `paper` (the
+    /// SandMLE paper's spread: image 49, tabular 25, text 10, multimodal
+    /// 10, audio 2; graph's 4 % shared out) or `modality=weight` pairs
+    /// (`image=3,tabular=1`). Default: each seed's own modality.
+    #[arg(long)]
+    mix: Option<String>,
     /// This run's slice of the candidates, `I/N` (for Slurm arrays and Ray
     /// jobs; N shards into one folder give the unsharded run's tree).
     #[arg(long)]
@@ -94,8 +100,10 @@ pub fn generate(a: &GenerateArgs, g: &Globals) -> Result<ExitCode, Failure> {
         Some(s) => Shard::parse(s).map_err(agents)?,
         None => Shard::ALL,
     };
+    let mix = a.mix.as_deref().map(sandmle_core::Mix::parse).transpose().map_err(|e| Failure::usage(e.to_string()))?;
     let seeds = seed_tasks(a, g)?;
     let config = FoundryConfig {
+        mix,
         per_seed: a.per_seed,
         run_seed: a.seed,
         retries: a.retries,

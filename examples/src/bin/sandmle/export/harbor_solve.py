@@ -175,7 +175,7 @@ def image_features(ids):
     plane's means over an 8 x 8 grid split by area, its 8-bin histogram, a
     4 x 4 grid of 8-bin gradient-orientation histograms of the grey image
     (L2-normalised per cell), then each plane's mean and standard
-    deviation. Colour planes when any image has colour, else one grey
+    deviation, and the object features. Colour planes when any image has colour, else one grey
     plane."""
     images = [decoded(os.path.join(CONFIG["images"], f"{i}{CONFIG['image_suffix']}")) for i in ids]
     colour = any(a.shape[2] >= 3 for a in images)
@@ -197,8 +197,38 @@ def image_features(ids):
         parts.append(gradient_histograms(grey))
         parts.append(np.array([p.mean() / 255.0 for p in planes]))
         parts.append(np.array([p.std() / 255.0 for p in planes]))
+        parts.append(object_features(planes))
         rows.append(np.concatenate(parts))
     return pd.DataFrame(rows, columns=[f"img{j}" for j in range(len(rows[0]))] if rows else None)
+
+
+def object_features(planes, threshold=24):
+    """The panel's object features: 4-connected regions of pixels that
+    differ from their plane's background (the lower middle of its sorted
+    border samples) by more than `threshold` in some plane, counted when
+    at least max(4, pixels / 1024) large: their count, mean and largest
+    area (shares of the image), mean fill of their bounding box, and the
+    foreground's share."""
+    from scipy import ndimage
+
+    h, w = planes[0].shape
+    border = np.zeros((h, w), dtype=bool)
+    border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True
+    foreground = np.zeros((h, w), dtype=bool)
+    for p in planes:
+        samples = np.sort(p[border])
+        foreground |= np.abs(p - samples[(len(samples) - 1) // 2]) > threshold
+    labels, count = ndimage.label(foreground)
+    areas, fills = [], []
+    for k, box in enumerate(ndimage.find_objects(labels), start=1):
+        area = int((labels[box] == k).sum())
+        if area >= max(4, (h * w) // 1024):
+            areas.append(area)
+            fills.append(area / ((box[0].stop - box[0].start) * (box[1].stop - box[1].start)))
+    n = float(h * w)
+    if not areas:
+        return np.array([0.0, 0.0, 0.0, 0.0, foreground.sum() / n])
+    return np.array([len(areas), np.mean(areas) / n, max(areas) / n, np.mean(fills), foreground.sum() / n])
 
 
 def gradient_histograms(grey, grid=4, bins=8, eps=0.01):
