@@ -75,6 +75,7 @@ mod random;
 mod realism;
 pub mod recast;
 mod rule;
+pub mod series;
 mod shrink;
 mod sizes;
 mod stats;

@@ -12,14 +12,16 @@
 //! | image | none | the seed's image shape, or 64 x 64 RGB |
 //! | multimodal | as for tabular | as for image |
 //! | audio | none | the seed's clip shape, or one second at 16 kHz |
+//! | time series | a date, an entity, a covariate and an event flag ([`crate::series`]) | none |
 //!
 //! A seed whose rows are pictures or clips (an image, pixel-table or audio
 //! seed) has no table features to keep: a recast to a table draws
 //! [`generic_features`], eight features of everyday shapes (a count, an
 //! age, an amount of money, a share, two measurements, two categories). A
-//! page-reconstruction seed (its targets are pixels) is not recast.
+//! page-reconstruction seed (its targets are pixels) is not recast, and only
+//! a seed of one value target is recast into a forecasting task.
 
-use sandmle_core::{AudioDna, FeatureDna, ImageDna, Modality, NumericShape, TaskDna};
+use sandmle_core::{AudioDna, FeatureDna, ImageDna, Modality, NumericShape, TargetDna, TaskDna, TaskKind};
 
 /// The image shape of a recast to images from a seed without images:
 /// MLE-bench's smallest common size, in colour.
@@ -61,7 +63,13 @@ pub fn recast(dna: &TaskDna, to: Modality) -> Option<TaskDna> {
             out.features.clear();
             out.correlations.clear();
         }
-        Modality::TimeSeries => return None,
+        Modality::TimeSeries => {
+            if dna.kind != TaskKind::Regression || !matches!(dna.targets.as_slice(), [TargetDna::Continuous { .. }]) {
+                return None;
+            }
+            out.features.clear();
+            out.correlations.clear();
+        }
     }
     match to {
         Modality::Image | Modality::Multimodal => out.images = Some(dna.images.clone().unwrap_or(RECAST_IMAGE)),

@@ -130,6 +130,10 @@ impl DnaSynthesizer {
         // it, or the seed's own when it cannot be.
         let recast = request.modality.and_then(|m| crate::recast::recast(dna, m));
         let dna = recast.as_ref().unwrap_or(dna);
+        if dna.modality == sandmle_core::Modality::TimeSeries {
+            let domain = crate::image::domain_for(request);
+            return Ok(crate::series::plan_series(dna, request, domain, self.difficulty, self.mutate, self.train_rows));
+        }
         if dna.pixels.is_some() {
             return Ok(crate::pages::plan_pages(dna, request, self.difficulty, self.mutate));
         }
@@ -198,6 +202,9 @@ impl DnaSynthesizer {
     /// [`Error::Unsupported`], [`Error::Core`].
     pub fn realize(&self, plan: &TaskPlan) -> Result<Environment> {
         let dna = &plan.dna;
+        if dna.modality == sandmle_core::Modality::TimeSeries {
+            return crate::series::realize_series(self, plan);
+        }
         if let Some(pixels) = &dna.pixels {
             return crate::pages::realize_pages(self, plan, pixels);
         }
@@ -412,11 +419,16 @@ pub(crate) fn split_with_fresh_ids(
     Ok((train, test, ids))
 }
 
-fn check_plan(plan: &TaskPlan) -> Result<()> {
+/// Checks what every plan's names must be: lower-case identifiers of at
+/// most 64 characters, the id and every feature and target distinct, one
+/// target name per target of the DNA.
+///
+/// # Errors
+/// [`Error::BadPlan`], naming the column.
+pub(crate) fn check_names(plan: &TaskPlan) -> Result<()> {
     let bad = |reason: String| Err(Error::BadPlan { reason });
-    let names = plan.column_names();
     let mut seen = BTreeSet::new();
-    for n in &names {
+    for n in plan.column_names() {
         let identifier = !n.is_empty()
             && n.len() <= 64
             && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
@@ -424,13 +436,19 @@ fn check_plan(plan: &TaskPlan) -> Result<()> {
         if !identifier {
             return bad(format!("column name `{}` is not a lower-case identifier", sandmle_core::bounded(n)));
         }
-        if !seen.insert(*n) {
+        if !seen.insert(n) {
             return bad(format!("column name `{n}` is used twice"));
         }
     }
     if plan.targets.len() != plan.dna.targets.len() {
         return bad(format!("{} target names for {} targets", plan.targets.len(), plan.dna.targets.len()));
     }
+    Ok(())
+}
+
+fn check_plan(plan: &TaskPlan) -> Result<()> {
+    let bad = |reason: String| Err(Error::BadPlan { reason });
+    check_names(plan)?;
     if plan.features.is_empty() {
         return bad("no features".into());
     }

@@ -6,7 +6,7 @@ mod common;
 
 use common::{TABLE_SEEDS, seed};
 use sandmle_core::{
-    Environment, FeatureDna, MIX_MODALITIES, Modality, PixelDna, PlanRequest, Synthesizer, TaskDna, calibrate,
+    Environment, FeatureDna, MIX_MODALITIES, Modality, PixelDna, PlanRequest, Synthesizer, TaskDna, TaskKind, calibrate,
 };
 use sandmle_exec::Panel;
 use sandmle_metrics::StandardGrader;
@@ -26,7 +26,8 @@ fn realised(dna: &TaskDna, name: &str, modality: Modality) -> Environment {
 
 /// Every seed into every modality of the mix: the modality asked for,
 /// the seed's task kind, metric and target count, the files and columns
-/// the modality has; one modality per seed (in turn) is calibrated by the
+/// the modality has (a seed of classes asked for a forecasting task keeps
+/// its own modality); one modality per seed (in turn) is calibrated by the
 /// real panel and passes every gate.
 #[test]
 fn every_seed_recasts_into_every_mix_modality() {
@@ -37,6 +38,12 @@ fn every_seed_recasts_into_every_mix_modality() {
         for (j, &(modality, _)) in MIX_MODALITIES.iter().enumerate() {
             let mut env = realised(&dna, name, modality);
             let task = env.task().clone();
+            // Only a seed of one value target becomes a forecasting task.
+            let value = s.task().kind == TaskKind::Regression && s.task().target_columns.len() == 1;
+            if modality == Modality::TimeSeries && !value {
+                assert_eq!(task.modality, dna.modality, "{name}");
+                continue;
+            }
             assert_eq!(task.modality, modality, "{name}");
             assert_eq!((task.kind, &task.metric), (s.task().kind, &s.task().metric), "{name} as {modality:?}");
             assert_eq!(task.target_columns.len(), s.task().target_columns.len(), "{name} as {modality:?}");
@@ -46,6 +53,7 @@ fn every_seed_recasts_into_every_mix_modality() {
                 // The seed's own modality keeps the seed's shape (a table
                 // of pixels stays one).
                 _ if modality == dna.modality => {}
+                Modality::TimeSeries => assert!(!files && env.test.has_column("date"), "{name}"),
                 Modality::Image | Modality::Audio => assert!(files && features == 0, "{name} as {modality:?}"),
                 Modality::Multimodal => assert!(files && features > 0, "{name} as {modality:?}"),
                 _ => assert!(!files && features > 0, "{name} as {modality:?}"),

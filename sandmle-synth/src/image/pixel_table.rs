@@ -112,19 +112,7 @@ fn check(plan: &TaskPlan, grid: PixelGrid) -> Result<()> {
             plan.features.len()
         ));
     }
-    if plan.targets.len() != plan.dna.targets.len() {
-        return bad(format!("{} target names for {} targets", plan.targets.len(), plan.dna.targets.len()));
-    }
-    let mut seen = HashSet::new();
-    for n in plan.column_names().into_iter().skip(1) {
-        let identifier = !n.is_empty()
-            && n.len() <= 64
-            && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-            && !n.starts_with(|c: char| c.is_ascii_digit());
-        if !identifier || n == "id" || !seen.insert(n) {
-            return bad(format!("column name `{}` is not a distinct lower-case identifier", sandmle_core::bounded(n)));
-        }
-    }
+    crate::synthesize::check_names(plan)?;
     if !(0.0..=1.0).contains(&plan.difficulty) {
         return bad("difficulty must lie in [0, 1]".into());
     }

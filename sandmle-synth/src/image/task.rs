@@ -112,22 +112,7 @@ pub(super) fn family_of(plan: &TaskPlan) -> Result<ImageFamily> {
 
 fn check_image_plan(plan: &TaskPlan) -> Result<()> {
     let bad = |reason: String| Err(Error::BadPlan { reason });
-    let mut seen = BTreeSet::new();
-    for n in plan.column_names() {
-        let identifier = !n.is_empty()
-            && n.len() <= 64
-            && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-            && !n.starts_with(|c: char| c.is_ascii_digit());
-        if !identifier {
-            return bad(format!("column name `{}` is not a lower-case identifier", sandmle_core::bounded(n)));
-        }
-        if !seen.insert(n) {
-            return bad(format!("column name `{n}` is used twice"));
-        }
-    }
-    if plan.targets.len() != plan.dna.targets.len() {
-        return bad(format!("{} target names for {} targets", plan.targets.len(), plan.dna.targets.len()));
-    }
+    crate::synthesize::check_names(plan)?;
     match (plan.dna.modality == Modality::Multimodal, plan.features.is_empty()) {
         (false, false) => return bad("an image task has no feature columns".into()),
         (true, true) => return bad("a multimodal task has feature columns".into()),
