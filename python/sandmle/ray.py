@@ -59,11 +59,13 @@ def generate(
     threads_per_shard: int = 1,
     max_retries: int = 3,
     on_start: OnStart | None = None,
+    mix: str | None = None,
 ) -> dict[str, Any]:
     """Runs ``sandmle generate`` as ``num_shards`` Ray tasks (shard ``I/N``
     each, ``threads_per_shard`` CPUs each) into the shared folder ``out``,
     then reindexes it. Returns ``{"yield": ..., "shards": [report, ...]}``
-    (each shard's run report, in shard order)."""
+    (each shard's run report, in shard order). ``mix`` asks each slot for a
+    modality, as ``sandmle generate --mix`` does."""
     if num_shards < 1:
         raise _sandmle.BadArguments("num_shards: at least 1")
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -75,6 +77,7 @@ def generate(
         "seed_envs": None if seed_envs is None else list(seed_envs),
         "retries": retries,
         "threads": threads_per_shard,
+        "mix": mix,
     }
     task = ray.remote(num_cpus=threads_per_shard, max_retries=max_retries)(_generate_shard)
     reports = ray.get([task.remote(i, num_shards, kwargs, on_start) for i in range(num_shards)])

@@ -85,9 +85,11 @@ fn parse_shard(shard: Option<&Bound<'_, PyAny>>) -> PyResult<Shard> {
 /// or `(I, N)`), into `out`. Returns the run's report (`yield`,
 /// `processed`, `resumed`, `seconds`, `throughput`). `threads` caps the
 /// threads (default: every core). `target_band` (1 to 5) keeps only
-/// candidates of that difficulty band, as `--target-band` does.
+/// candidates of that difficulty band, as `--target-band` does. `mix`
+/// (`"paper"` or `"image=3,tabular=1"`) asks each slot for a modality
+/// drawn from it, as `--mix` does.
 #[pyfunction]
-#[pyo3(signature = (out, per_seed=10, seed=0, seeds_dir=None, seed_envs=None, retries=2, shard=None, threads=None, target_band=None))]
+#[pyo3(signature = (out, per_seed=10, seed=0, seeds_dir=None, seed_envs=None, retries=2, shard=None, threads=None, target_band=None, mix=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn generate<'py>(
     py: Python<'py>,
@@ -100,7 +102,9 @@ pub fn generate<'py>(
     shard: Option<&Bound<'py, PyAny>>,
     threads: Option<usize>,
     target_band: Option<u8>,
+    mix: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let mix = mix.as_deref().map(sandmle_core::Mix::parse).transpose().map_err(|e| bad(e.to_string()))?;
     if !(1..=10_000).contains(&per_seed) {
         return Err(bad("per_seed: 1 to 10,000"));
     }
@@ -133,7 +137,7 @@ pub fn generate<'py>(
                 Ok(SeedTask { name, env })
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let config = FoundryConfig { per_seed, run_seed: seed, retries, shard, target_band, ..Default::default() };
+        let config = FoundryConfig { per_seed, run_seed: seed, retries, shard, target_band, mix, ..Default::default() };
         let foundry = sandmle::Composition::new().foundry(config);
         let report = in_pool(threads, || foundry.run(&seeds, &out, &|_, _| {}))?.map_err(Failure::from)?;
         serde_json::to_value(&report).map_err(|e| system(format!("JSON: {e}")))

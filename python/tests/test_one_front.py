@@ -87,3 +87,22 @@ def test_the_server_refuses_the_same_bad_option_as_a_validation_error(server):
         reply = json.loads(ws.recv())
         assert reply["type"] == "error" and reply["data"]["code"] == "VALIDATION_ERROR", reply
         assert "tools" in reply["data"]["message"]
+
+
+def _tree(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_python_and_the_command_line_take_the_same_mix(tmp_path, sandmle_bin):
+    """``sandmle.generate(mix=...)`` is ``sandmle generate --mix``: the same
+    tree, the mix recorded, a forecasting task grown from the wage seed."""
+    from conftest import SEEDS, run_cli
+
+    mix = "time_series=1,image=1"
+    py, cli = tmp_path / "py", tmp_path / "cli"
+    report = sandmle.generate(str(py), per_seed=3, seed=2, seeds_dir=str(SEEDS), seed_envs=["wage"], mix=mix)
+    assert report["yield"]["settings"]["mix"]["name"] == mix
+    assert "time_series" in report["yield"]["spread"]["modalities"], report["yield"]["spread"]
+    run_cli(sandmle_bin, "generate", "--seeds", str(SEEDS), "--seed-env", "wage", "--per-seed", "3", "--seed", "2",
+            "--mix", mix, "--out", str(cli))
+    assert _tree(py) == _tree(cli)

@@ -100,7 +100,10 @@ use std::time::{Duration, Instant};
 /// forest of leaves of 5 replays the forest of 100's searches at every
 /// node above depth 8 they share (its fit in about 70 % of the time on an
 /// image task). Every forest and tree is drawn anew.
-pub const PANEL_VERSION: &str = "panel-v12";
+/// v13: an image task's features gain the five object features
+/// ([`crate::image::objects`]: regions off the background, their count,
+/// areas and fill); every member's score on an image task moves.
+pub const PANEL_VERSION: &str = "panel-v13";
 /// kNN is left out of the panel above this many training rows.
 pub const KNN_MAX_ROWS: usize = 20_000;
 

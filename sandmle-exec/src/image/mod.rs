@@ -6,7 +6,7 @@
 //! [`image_feature_tables`] decodes every row's image (PNG, JPEG or TIFF), computes the fixed
 //! features of [`ImageFeaturizer`] (downsampled pixels, colour histograms,
 //! gradient-orientation histograms, per-plane mean and standard
-//! deviation, and the [objects](objects) it shows) and appends them to both tables, so every pipeline spec runs
+//! deviation, and the [`objects`] it shows) and appends them to both tables, so every pipeline spec runs
 //! on an image task unchanged. See [`ImageFeaturizer`] for
 //! the column names and the exact definitions.
 //!

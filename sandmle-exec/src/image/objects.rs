@@ -26,7 +26,7 @@
 /// its pixel to be foreground.
 pub const OBJECT_THRESHOLD: u8 = 24;
 
-/// The object features' names, in the order [`object_features`] gives them.
+/// The object features' names, in the order the image features end with them.
 pub const OBJECT_FEATURES: [&str; 5] =
     ["img_objects", "img_object_area_mean", "img_object_area_max", "img_object_fill", "img_foreground"];
 
