@@ -68,9 +68,14 @@ fn check_plan(plan: &TaskPlan) -> Result<()> {
         });
     }
     let dna = &plan.dna;
-    if dna.images.is_some() || dna.audio.is_some() || dna.pixels.is_some() {
+    if dna.images.is_some()
+        || dna.audio.is_some()
+        || dna.pixels.is_some()
+        || dna.modality == sandmle_core::Modality::TimeSeries
+    {
         return Err(Error::Unsupported {
-            reason: "generator programs write tables; image, audio and page plans are the built-in synthesizer's"
+            reason: "generator programs write tables of independent rows; image, audio, page and forecasting plans \
+                     are the built-in synthesizer's"
                 .into(),
         });
     }

@@ -50,3 +50,21 @@ fn the_test_rows_are_the_days_after_the_training_rows() {
     }
     assert_eq!(forecast("wage", 1).id().unwrap(), forecast("wage", 1).id().unwrap());
 }
+
+/// A forecasting plan is the built-in synthesizer's: a generator program,
+/// which writes independent rows, is not briefed on one (an LLM developer
+/// falls back to the built-in one).
+#[test]
+fn a_forecasting_plan_is_not_a_generator_program_s() {
+    let dna = extract_dna(&seed("wage")).unwrap();
+    let request = PlanRequest {
+        seed_task: "wage".into(),
+        run_seed: 1,
+        index: 0,
+        attempt: 0,
+        modality: Some(Modality::TimeSeries),
+    };
+    let plan = DnaSynthesizer::default().plan(&dna, &request).unwrap();
+    let e = sandmle_synth::program_brief(&plan, 200).unwrap_err();
+    assert!(e.to_string().contains("forecasting"), "{e}");
+}
