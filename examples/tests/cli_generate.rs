@@ -158,7 +158,7 @@ fn generate_with_the_paper_mix_spreads_modalities_identically_on_threads_and_sha
         assert_eq!(run("2", sharded.path(), "paper", Some(s)).status.code(), Some(0));
     }
     assert_eq!(tree(sharded.path()), first, "two shards");
-    let bad = run("1", two.path(), "graph=1", None);
+    let bad = run("1", two.path(), "video=1", None);
     assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stdout));
     assert!(
         String::from_utf8_lossy(&bad.stdout).contains("unknown modality"),

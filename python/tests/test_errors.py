@@ -89,7 +89,7 @@ def test_bad_arguments_to_the_functions(tmp_path):
     with pytest.raises(sandmle.BadArguments):
         sandmle.generate(str(tmp_path), shard="3/2")
     with pytest.raises(sandmle.BadArguments, match="unknown modality"):
-        sandmle.generate(str(tmp_path), mix="graph=1")
+        sandmle.generate(str(tmp_path), mix="video=1")
     with pytest.raises(sandmle.BadArguments):
         sandmle.rollout_group(str(WINE), policy="random")
     with pytest.raises(sandmle.BadArguments):

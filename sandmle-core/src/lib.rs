@@ -28,6 +28,8 @@
 //!   directories reclaimed once their owner is dead; [`tree`]: measuring
 //!   and removing the trees agents' programs write, at any depth.
 //! - [`rng_for`]: the seeded ChaCha8 generator every random choice uses.
+//! - [`Mix`]: the modality mix a generation run asks its candidates for
+//!   (the SandMLE paper's spread, or weights), drawn per slot.
 //! - [`ImageSpec`], [`ImageSet`], [`encode_png`], [`decode_image`]: image
 //!   tasks, whose rows are image files (PNG, JPEG, TIFF) beside the tables.
 //!

@@ -9,8 +9,8 @@
 //! mix ([`Mix::draw`]), and the synthesizer recasts the seed's DNA into it
 //! (its targets, metric and class balance kept; its features replaced where
 //! the new modality has none of its own). [`Mix::paper`] is the paper's
-//! spread over the modalities there are synthesizers for: graph tasks do
-//! not exist yet, and their 4 % is shared out in proportion. Forecasting
+//! spread; a seed that cannot take a modality (a regression seed asked for
+//! a graph task, a page-restoration seed for anything) keeps its own. Forecasting
 //! (`time_series`: daily series split in time) is a task type the paper
 //! counts among its tabular tasks; a mix names it explicitly
 //! (`tabular=20,time_series=5,...`), and a seed with no single value
@@ -25,7 +25,7 @@
 //! assert_eq!(custom.share(Modality::Image), 0.75);
 //! // The same seed always draws the same modality.
 //! assert_eq!(mix.draw(7), mix.draw(7));
-//! assert!(Mix::parse("graph=1").is_err());
+//! assert!(Mix::parse("video=1").is_err());
 //! ```
 
 use crate::error::{Error, Result};
@@ -34,13 +34,14 @@ use rand_chacha::rand_core::Rng;
 use serde::{Deserialize, Serialize};
 
 /// The modalities a mix may ask for, with their names on the command line.
-pub const MIX_MODALITIES: [(Modality, &str); 6] = [
+pub const MIX_MODALITIES: [(Modality, &str); 7] = [
     (Modality::Image, "image"),
     (Modality::Tabular, "tabular"),
     (Modality::Text, "text"),
     (Modality::Multimodal, "multimodal"),
     (Modality::Audio, "audio"),
     (Modality::TimeSeries, "time_series"),
+    (Modality::Graph, "graph"),
 ];
 
 /// Shares of candidates per modality (see the module docs): positive
@@ -54,9 +55,8 @@ pub struct Mix {
 }
 
 impl Mix {
-    /// The paper's spread (image 49, tabular 25, text 10, multimodal 10,
-    /// audio 2), normalised over those 96 parts: graph's 4 % has no
-    /// synthesizer yet.
+    /// The paper's spread: image 49, tabular 25, text 10, multimodal 10,
+    /// graph 4, audio 2.
     pub fn paper() -> Mix {
         let weights = [
             (Modality::Image, 49.0),
@@ -64,6 +64,7 @@ impl Mix {
             (Modality::Text, 10.0),
             (Modality::Multimodal, 10.0),
             (Modality::Audio, 2.0),
+            (Modality::Graph, 4.0),
         ];
         Mix::from_weights("paper", &weights)
     }
@@ -149,7 +150,8 @@ mod tests {
             let drawn = (0..n).filter(|&s| mix.draw(s) == m).count() as f64 / n as f64;
             assert!((drawn - share).abs() < 0.012, "{m:?}: drawn {drawn}, share {share}");
         }
-        assert!((mix.share(Modality::Image) - 49.0 / 96.0).abs() < 1e-12);
+        assert!((mix.share(Modality::Image) - 0.49).abs() < 1e-12);
+        assert!((mix.share(Modality::Graph) - 0.04).abs() < 1e-12);
     }
 
     #[test]
@@ -160,7 +162,7 @@ mod tests {
             ("image=0", "positive"),
             ("image=nan", "positive"),
             ("image=1,image=2", "twice"),
-            ("graph=1", "unknown modality"),
+            ("video=1", "unknown modality"),
         ] {
             let e = Mix::parse(spec).unwrap_err().to_string();
             assert!(e.contains(says), "{spec}: {e}");

@@ -60,6 +60,9 @@ pub enum Modality {
     /// ([`TaskSpec::images`]), and columns in the tables that describe the
     /// same rows; the label reads both.
     Multimodal,
+    /// Rows that are the nodes of a graph: their features and a column
+    /// listing each row's linked rows; the label follows the links.
+    Graph,
 }
 
 /// What is predicted.

@@ -63,6 +63,7 @@ mod error;
 mod features;
 mod fidelity;
 mod gates;
+pub mod graph;
 pub mod image;
 mod labelled;
 mod lexicon;

@@ -13,15 +13,19 @@
 //! | multimodal | as for tabular | as for image |
 //! | audio | none | the seed's clip shape, or one second at 16 kHz |
 //! | time series | a date, an entity, a covariate and an event flag ([`crate::series`]) | none |
+//! | graph | as for tabular, and each row's linked rows ([`crate::graph`]) | none |
 //!
 //! A seed whose rows are pictures or clips (an image, pixel-table or audio
 //! seed) has no table features to keep: a recast to a table draws
 //! [`generic_features`], eight features of everyday shapes (a count, an
 //! age, an amount of money, a share, two measurements, two categories). A
 //! page-reconstruction seed (its targets are pixels) is not recast, and only
-//! a seed of one value target is recast into a forecasting task.
+//! a seed of one value target is recast into a forecasting task, only a
+//! seed of one class target (labels or probabilities) into a graph task.
 
-use sandmle_core::{AudioDna, FeatureDna, ImageDna, Modality, NumericShape, TargetDna, TaskDna, TaskKind};
+use sandmle_core::{
+    AudioDna, FeatureDna, ImageDna, Modality, NumericShape, SubmissionForm, TargetDna, TaskDna, TaskKind,
+};
 
 /// The image shape of a recast to images from a seed without images:
 /// MLE-bench's smallest common size, in colour.
@@ -62,6 +66,19 @@ pub fn recast(dna: &TaskDna, to: Modality) -> Option<TaskDna> {
         Modality::Image | Modality::Audio => {
             out.features.clear();
             out.correlations.clear();
+        }
+        Modality::Graph => {
+            let one_class_target = matches!(dna.targets.as_slice(), [TargetDna::Classes { .. }]);
+            let form = dna.metric.submission_form(dna.kind);
+            if !one_class_target
+                || !matches!(
+                    form,
+                    SubmissionForm::Label | SubmissionForm::Probability | SubmissionForm::ClassProbabilities
+                )
+            {
+                return None;
+            }
+            table_features(dna, &mut out);
         }
         Modality::TimeSeries => {
             if dna.kind != TaskKind::Regression || !matches!(dna.targets.as_slice(), [TargetDna::Continuous { .. }]) {

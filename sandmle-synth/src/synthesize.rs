@@ -275,10 +275,25 @@ impl DnaSynthesizer {
             });
         }
         let kept: Vec<usize> = (0..n_train).chain(test_rows).collect();
-        let (train, test, ids) = split_with_fresh_ids(&all, &kept, n_train, seed)?;
+        let (mut train, mut test, ids) = split_with_fresh_ids(&all, &kept, n_train, seed)?;
+        // A graph task's rows are nodes linked by their first target's
+        // classes ([`crate::graph`]).
+        let graph = if dna.modality == sandmle_core::Modality::Graph {
+            let first = targets.target_columns.first().ok_or(Error::Unsupported { reason: "no target".into() })?;
+            let label = all.column(first)?;
+            let labels: Vec<String> =
+                kept.iter().map(|&r| label.get_label(r).map(|l| l.into_owned()).unwrap_or_default()).collect();
+            Some(crate::graph::add_neighbours(&mut train, &mut test, &ids, &labels, plan.difficulty, seed)?)
+        } else {
+            None
+        };
         let TableTask { task, tables: t, description, mut provenance } =
             table_task(plan, targets.target_columns, targets.prediction_columns, train, test)?;
-        provenance.hidden_rule = Some(targets.record);
+        let mut record = targets.record;
+        if let (Some(links), Some(fields)) = (graph, record.as_object_mut()) {
+            fields.insert("graph".into(), links);
+        }
+        provenance.hidden_rule = Some(record);
         let rows = crate::oracle::test_rows_in_order(&kept, &ids, n_train);
         let oracle = crate::oracle::oracle_record(&task, &targets.truths, &rows, t.answers.column(&task.id_column)?)?;
         record_oracle(&mut provenance, &oracle)?;
@@ -715,6 +730,12 @@ fn story_for(domain: &Domain, target: &str, dna: &TaskDna, rng: &mut SeedRng) ->
     if dna.modality == sandmle_core::Modality::Image {
         context.push_str(&format!(
             " Each {row} comes with a small grey photograph: the `px_` columns are its pixel intensities, row by row."
+        ));
+    }
+    if dna.modality == sandmle_core::Modality::Graph {
+        context.push_str(&format!(
+            " Records are linked to each other: `{}` lists the ids of each row's linked rows, in either file.",
+            crate::graph::NEIGHBOURS
         ));
     }
     TaskStory { title, row_noun: row.to_owned(), context }

@@ -10,6 +10,7 @@ use sandmle_core::{
 };
 use sandmle_exec::Panel;
 use sandmle_metrics::StandardGrader;
+use sandmle_synth::graph::NEIGHBOURS;
 use sandmle_synth::recast::{RECAST_IMAGE, generic_features, recast};
 use sandmle_synth::{DnaSynthesizer, GateVerifier, extract_dna};
 use std::sync::Arc;
@@ -44,6 +45,11 @@ fn every_seed_recasts_into_every_mix_modality() {
                 assert_eq!(task.modality, dna.modality, "{name}");
                 continue;
             }
+            // Only a seed of one class target becomes a graph task.
+            if modality == Modality::Graph && (value || s.task().target_columns.len() != 1) {
+                assert_eq!(task.modality, dna.modality, "{name}");
+                continue;
+            }
             assert_eq!(task.modality, modality, "{name}");
             assert_eq!((task.kind, &task.metric), (s.task().kind, &s.task().metric), "{name} as {modality:?}");
             assert_eq!(task.target_columns.len(), s.task().target_columns.len(), "{name} as {modality:?}");
@@ -54,6 +60,7 @@ fn every_seed_recasts_into_every_mix_modality() {
                 // of pixels stays one).
                 _ if modality == dna.modality => {}
                 Modality::TimeSeries => assert!(!files && env.test.has_column("date"), "{name}"),
+                Modality::Graph => assert!(!files && env.test.has_column(NEIGHBOURS), "{name}"),
                 Modality::Image | Modality::Audio => assert!(files && features == 0, "{name} as {modality:?}"),
                 Modality::Multimodal => assert!(files && features > 0, "{name} as {modality:?}"),
                 _ => assert!(!files && features > 0, "{name} as {modality:?}"),

@@ -32,7 +32,7 @@ pub struct GenerateArgs {
     target_band: Option<u8>,
     /// Ask each candidate for a modality drawn from a mix: `paper` (the
     /// SandMLE paper's spread: image 49, tabular 25, text 10, multimodal
-    /// 10, audio 2; graph's 4 % shared out) or `modality=weight` pairs
+    /// 10, graph 4, audio 2) or `modality=weight` pairs
     /// (`image=3,tabular=1`). Default: each seed's own modality.
     #[arg(long)]
     mix: Option<String>,
