@@ -65,7 +65,8 @@ pub struct Tree {
     pub leaves: [f64; 4],
 }
 
-fn signed(rng: &mut SeedRng, lo: f64, hi: f64) -> f64 {
+/// A draw from `[lo, hi)` with a random sign.
+pub(crate) fn signed(rng: &mut SeedRng, lo: f64, hi: f64) -> f64 {
     let w = rng.random_range(lo..hi);
     if rng.random::<bool>() { w } else { -w }
 }

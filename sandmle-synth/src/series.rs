@@ -33,6 +33,7 @@ use crate::error::{Error, Result};
 use crate::mutations::DrawMutations;
 use crate::oracle::{TargetTruth, Truth};
 use crate::random::gaussian;
+use crate::rule::signed;
 use crate::synthesize::{DnaSynthesizer, record_oracle, split_with_fresh_ids, table_task};
 use rand::RngExt;
 use sandmle_core::{
@@ -255,11 +256,6 @@ fn civil(days: i64) -> (i64, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
-}
-
-fn signed(rng: &mut SeedRng, lo: f64, hi: f64) -> f64 {
-    let v = rng.random_range(lo..hi);
-    if rng.random::<bool>() { v } else { -v }
 }
 
 /// The environment a forecasting plan asks for (see the module docs).

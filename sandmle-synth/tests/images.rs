@@ -1,6 +1,10 @@
 //! Image tasks: DNA from PNGs, synthesis of image environments, their
 //! determinism, their hidden rule and the leakage gate on them.
 
+mod common;
+
+use common::seed;
+
 use sandmle_core::testing::{tiny_environment, tiny_image_environment};
 use sandmle_core::{Environment, ImageDna, ImageSpec, Modality, PlanRequest, TaskDna, WriteOptions, decode_png};
 use sandmle_metrics::StandardGrader;
@@ -17,10 +21,6 @@ fn image_dna(channels: u8) -> TaskDna {
         images.channels = channels;
     }
     dna
-}
-
-fn seed(name: &str) -> Environment {
-    Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 /// A seed's DNA as if its data were 24 x 24 RGB images.

@@ -1,6 +1,10 @@
 //! Every synthesized environment records its oracle, calibration grades it,
 //! and the medal ladder sits under it.
 
+mod common;
+
+use common::seed;
+
 use sandmle_core::{
     AudioDna, Environment, GateResult, ImageDna, Modality, ORACLE_DETAIL, TaskDna, calibrate, ladder, testing,
 };
@@ -8,10 +12,6 @@ use sandmle_exec::Panel;
 use sandmle_metrics::StandardGrader;
 use sandmle_synth::{DnaSynthesizer, GateVerifier, extract_dna};
 use std::sync::Arc;
-
-fn seed(name: &str) -> Environment {
-    Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
 
 /// A seed's DNA as if its rows were images or audio clips.
 fn as_files(mut dna: TaskDna, modality: Modality) -> TaskDna {

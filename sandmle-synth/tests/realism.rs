@@ -1,26 +1,12 @@
 //! The realism checks on the bundled real seeds and on what the
 //! synthesizer makes of them.
 
-use sandmle_core::{Environment, PlanRequest};
+mod common;
+
+use common::{TABLE_SEEDS, seed};
+
+use sandmle_core::PlanRequest;
 use sandmle_synth::{DnaSynthesizer, RealismCheck, extract_dna, realism_checks};
-
-fn seed(name: &str) -> Environment {
-    Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-const TABLE_SEEDS: [&str; 11] = [
-    "bikeshare",
-    "breast_cancer",
-    "caravan",
-    "default",
-    "diabetes",
-    "digits",
-    "flights",
-    "oj",
-    "sms_spam",
-    "wage",
-    "wine",
-];
 
 fn check<'a>(checks: &'a [RealismCheck], name: &str) -> &'a RealismCheck {
     checks.iter().find(|c| c.check == name).unwrap()

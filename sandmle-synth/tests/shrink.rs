@@ -1,28 +1,14 @@
 //! The stratified shrinker on every bundled real seed, and its properties.
 
+mod common;
+
+use common::{TABLE_SEEDS as SEEDS, seed};
+
 use proptest::prelude::*;
 use sandmle_core::{Environment, SubmissionForm, WriteOptions};
 use sandmle_synth::{StratifiedShrinker, test_rows_for};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
-
-fn seed(name: &str) -> Environment {
-    Environment::read(format!("{}/../examples/seeds/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-const SEEDS: [&str; 11] = [
-    "bikeshare",
-    "breast_cancer",
-    "caravan",
-    "default",
-    "diabetes",
-    "digits",
-    "flights",
-    "oj",
-    "sms_spam",
-    "wage",
-    "wine",
-];
 
 fn small_seeds() -> &'static BTreeMap<&'static str, Environment> {
     static CACHE: OnceLock<BTreeMap<&'static str, Environment>> = OnceLock::new();
