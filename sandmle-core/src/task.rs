@@ -63,6 +63,11 @@ pub enum Modality {
     /// Rows that are the nodes of a graph: their features and a column
     /// listing each row's linked rows; the label follows the links.
     Graph,
+    /// Rows that are the words of documents: a group column
+    /// ([`TaskSpec::group_column`]) names each row's document and a
+    /// position column its place; each word is tagged (sequence
+    /// labelling), and its tag follows its neighbours'.
+    Sequence,
 }
 
 /// What is predicted.

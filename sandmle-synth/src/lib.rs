@@ -76,6 +76,7 @@ mod random;
 mod realism;
 pub mod recast;
 mod rule;
+pub mod sequence;
 pub mod series;
 mod shrink;
 mod sizes;

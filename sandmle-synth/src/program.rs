@@ -71,10 +71,10 @@ fn check_plan(plan: &TaskPlan) -> Result<()> {
     if dna.images.is_some()
         || dna.audio.is_some()
         || dna.pixels.is_some()
-        || dna.modality == sandmle_core::Modality::TimeSeries
+        || matches!(dna.modality, sandmle_core::Modality::TimeSeries | sandmle_core::Modality::Sequence)
     {
         return Err(Error::Unsupported {
-            reason: "generator programs write tables of independent rows; image, audio, page and forecasting plans \
+            reason: "generator programs write tables of independent rows; image, audio, page, forecasting and sequence plans \
                      are the built-in synthesizer's"
                 .into(),
         });

@@ -14,14 +14,16 @@
 //! | audio | none | the seed's clip shape, or one second at 16 kHz |
 //! | time series | a date, an entity, a covariate and an event flag ([`crate::series`]) | none |
 //! | graph | as for tabular, and each row's linked rows ([`crate::graph`]) | none |
+//! | sequence | a document, a position and a word ([`crate::sequence`]) | none |
 //!
-//! A seed whose rows are pictures or clips (an image, pixel-table or audio
+//! A seed whose rows are pictures, clips or words (an image, pixel-table, audio or sequence
 //! seed) has no table features to keep: a recast to a table draws
 //! [`generic_features`], eight features of everyday shapes (a count, an
 //! age, an amount of money, a share, two measurements, two categories). A
 //! page-reconstruction seed (its targets are pixels) is not recast, and only
 //! a seed of one value target is recast into a forecasting task, only a
-//! seed of one class target (labels or probabilities) into a graph task.
+//! seed of one class target (labels or probabilities) into a graph task,
+//! or, with two to ten classes, into a sequence-labelling task.
 
 use sandmle_core::{
     AudioDna, FeatureDna, ImageDna, Modality, NumericShape, SubmissionForm, TargetDna, TaskDna, TaskKind,
@@ -68,17 +70,17 @@ pub fn recast(dna: &TaskDna, to: Modality) -> Option<TaskDna> {
             out.correlations.clear();
         }
         Modality::Graph => {
-            let one_class_target = matches!(dna.targets.as_slice(), [TargetDna::Classes { .. }]);
-            let form = dna.metric.submission_form(dna.kind);
-            if !one_class_target
-                || !matches!(
-                    form,
-                    SubmissionForm::Label | SubmissionForm::Probability | SubmissionForm::ClassProbabilities
-                )
-            {
+            if !one_class_target(dna, usize::MAX) {
                 return None;
             }
             table_features(dna, &mut out);
+        }
+        Modality::Sequence => {
+            if !one_class_target(dna, crate::MAX_FILE_CLASSES) {
+                return None;
+            }
+            out.features.clear();
+            out.correlations.clear();
         }
         Modality::TimeSeries => {
             if dna.kind != TaskKind::Regression || !matches!(dna.targets.as_slice(), [TargetDna::Continuous { .. }]) {
@@ -96,11 +98,19 @@ pub fn recast(dna: &TaskDna, to: Modality) -> Option<TaskDna> {
     Some(out)
 }
 
+/// Whether `dna` has one class target of at most `max_classes` classes,
+/// predicted as labels or probabilities.
+fn one_class_target(dna: &TaskDna, max_classes: usize) -> bool {
+    let form = dna.metric.submission_form(dna.kind);
+    matches!(dna.targets.as_slice(), [TargetDna::Classes { shares, .. }] if shares.len() <= max_classes)
+        && matches!(form, SubmissionForm::Label | SubmissionForm::Probability | SubmissionForm::ClassProbabilities)
+}
+
 /// Sets `out`'s features to `dna`'s numeric and categorical ones (their
 /// correlations kept), or to [`generic_features`] when `dna`'s rows are
-/// pictures or clips or it has none.
+/// pictures, clips or words of documents, or it has none.
 fn table_features(dna: &TaskDna, out: &mut TaskDna) {
-    let pictures = matches!(dna.modality, Modality::Image | Modality::Audio);
+    let pictures = matches!(dna.modality, Modality::Image | Modality::Audio | Modality::Sequence);
     let kept: Vec<usize> =
         (0..dna.features.len()).filter(|&i| !matches!(dna.features[i], FeatureDna::Text { .. })).collect();
     if pictures || kept.is_empty() {

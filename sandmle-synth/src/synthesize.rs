@@ -134,6 +134,10 @@ impl DnaSynthesizer {
             let domain = crate::image::domain_for(request);
             return Ok(crate::series::plan_series(dna, request, domain, self.difficulty, self.mutate, self.train_rows));
         }
+        if dna.modality == sandmle_core::Modality::Sequence {
+            let domain = crate::image::domain_for(request);
+            return Ok(crate::sequence::plan_sequence(dna, request, domain, self.difficulty, self.mutate));
+        }
         if dna.pixels.is_some() {
             return Ok(crate::pages::plan_pages(dna, request, self.difficulty, self.mutate));
         }
@@ -204,6 +208,9 @@ impl DnaSynthesizer {
         let dna = &plan.dna;
         if dna.modality == sandmle_core::Modality::TimeSeries {
             return crate::series::realize_series(self, plan);
+        }
+        if dna.modality == sandmle_core::Modality::Sequence {
+            return crate::sequence::realize_sequence(self, plan);
         }
         if let Some(pixels) = &dna.pixels {
             return crate::pages::realize_pages(self, plan, pixels);

@@ -12,6 +12,7 @@ use sandmle_exec::Panel;
 use sandmle_metrics::StandardGrader;
 use sandmle_synth::graph::NEIGHBOURS;
 use sandmle_synth::recast::{RECAST_IMAGE, generic_features, recast};
+use sandmle_synth::sequence::POSITION;
 use sandmle_synth::{DnaSynthesizer, GateVerifier, extract_dna};
 use std::sync::Arc;
 
@@ -45,8 +46,9 @@ fn every_seed_recasts_into_every_mix_modality() {
                 assert_eq!(task.modality, dna.modality, "{name}");
                 continue;
             }
-            // Only a seed of one class target becomes a graph task.
-            if modality == Modality::Graph && (value || s.task().target_columns.len() != 1) {
+            // Only a seed of one class target becomes a graph or sequence task.
+            if matches!(modality, Modality::Graph | Modality::Sequence) && (value || s.task().target_columns.len() != 1)
+            {
                 assert_eq!(task.modality, dna.modality, "{name}");
                 continue;
             }
@@ -61,6 +63,9 @@ fn every_seed_recasts_into_every_mix_modality() {
                 _ if modality == dna.modality => {}
                 Modality::TimeSeries => assert!(!files && env.test.has_column("date"), "{name}"),
                 Modality::Graph => assert!(!files && env.test.has_column(NEIGHBOURS), "{name}"),
+                Modality::Sequence => {
+                    assert!(!files && env.test.has_column(POSITION) && task.group_column.is_some(), "{name}");
+                }
                 Modality::Image | Modality::Audio => assert!(files && features == 0, "{name} as {modality:?}"),
                 Modality::Multimodal => assert!(files && features > 0, "{name} as {modality:?}"),
                 _ => assert!(!files && features > 0, "{name} as {modality:?}"),
