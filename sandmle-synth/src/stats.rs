@@ -169,7 +169,36 @@ pub(crate) fn normal_cdf(x: f64) -> f64 {
 /// The standard normal quantile of `p` in (0, 1): [`normal_cdf`] inverted
 /// by bisection (60 halvings of [-9, 9], beyond the accuracy of the
 /// distribution function; the same bits on every architecture).
+///
+/// A bisection costs sixty `exp`s, and a task asks for the same `p` many
+/// times over (every feature's normal scores of the same row count, every
+/// row of a category's level), so each thread remembers the quantiles it
+/// computed: a pure function's memo, the same bits as computing them again
+/// (it cut a table task's synthesis several times over; the simulators
+/// bench, `benches/simulators.rs`).
 pub(crate) fn normal_quantile(p: f64) -> f64 {
+    /// Quantiles kept per thread before the memo starts afresh.
+    const MEMO_LIMIT: usize = 1 << 16;
+    thread_local! {
+        static MEMO: std::cell::RefCell<std::collections::HashMap<u64, f64>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    MEMO.with(|memo| {
+        if let Some(&q) = memo.borrow().get(&p.to_bits()) {
+            return q;
+        }
+        let q = bisect_quantile(p);
+        let mut memo = memo.borrow_mut();
+        if memo.len() >= MEMO_LIMIT {
+            memo.clear();
+        }
+        memo.insert(p.to_bits(), q);
+        q
+    })
+}
+
+/// [`normal_quantile`] computed: the bisection.
+fn bisect_quantile(p: f64) -> f64 {
     let (mut lo, mut hi) = (-9.0_f64, 9.0_f64);
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
@@ -201,6 +230,11 @@ mod tests {
         assert!((normal_cdf(1.0) - 0.8413447460685429).abs() < 2e-7);
         // scipy.stats.norm.ppf(0.975), ppf(0.1).
         assert!((normal_quantile(0.975) - 1.959963984540054).abs() < 1e-6);
+        // The memo gives the bisection's own bits, asked once or again.
+        for p in [0.975, 0.1, 0.5, 1e-9, 0.3333] {
+            assert_eq!(normal_quantile(p).to_bits(), bisect_quantile(p).to_bits());
+            assert_eq!(normal_quantile(p).to_bits(), bisect_quantile(p).to_bits());
+        }
         assert!((normal_quantile(0.1) + 1.2815515655446004).abs() < 1e-6);
         let scores = normal_scores(&[5.0, 1.0, 5.0, 3.0]);
         assert_eq!(scores[0], scores[2]);
