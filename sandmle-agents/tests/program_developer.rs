@@ -79,7 +79,8 @@ fn a_generator_program_is_repaired_until_its_environment_passes_every_gate() {
         let best = env.leaderboard.as_ref().unwrap().entries[0].score;
         let better = env.task().direction.better(oracle.score, best) || oracle.score == best;
         assert!(better, "{name}: the rule's own prediction ({}) is not beaten by the panel ({best})", oracle.score);
-        assert!(mlops(&p).check(&env).unwrap().accepted(), "{name}");
+        let check = mlops(&p).check(&env).unwrap();
+        assert!(check.accepted(), "{name}: {:?}", check.refusals);
     }
 }
 

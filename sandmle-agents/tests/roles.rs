@@ -47,9 +47,25 @@ fn the_mlops_engineer_refuses_broken_grading() {
     let refusals = mlops(&p).check(&none).unwrap().refusals;
     assert!(refusals.iter().any(|r| r.starts_with("gate thresholds_recorded failed")), "{refusals:?}");
     // A gold threshold no better than the sample's score.
-    let mut easy = env;
+    let mut easy = env.clone();
     easy.grading.thresholds.as_mut().unwrap().gold = 0.5;
     assert!(!mlops(&p).check(&easy).unwrap().accepted());
+    // A table no practitioner would believe: a third of every numeric
+    // feature's rows on its smallest value.
+    let mut piled = env;
+    let features: Vec<String> = piled.train.names().iter().filter(|n| piled.task().is_feature(n)).cloned().collect();
+    for name in features {
+        if let Some(values) = piled.train.column(&name).unwrap().as_numeric() {
+            let low = values.iter().copied().filter(|v| v.is_finite()).fold(f64::INFINITY, f64::min);
+            let n = values.len();
+            let column = sandmle_core::Column::Numeric(
+                values.iter().enumerate().map(|(i, &v)| if i < n / 3 { low } else { v }).collect(),
+            );
+            piled.train.set_column(&name, column).unwrap();
+        }
+    }
+    let refusals = mlops(&p).check(&piled).unwrap().refusals;
+    assert!(refusals.iter().any(|r| r.starts_with("gate realistic failed: piled_on_a_bound")), "{refusals:?}");
 }
 
 /// The description names every file and column with its type, the metric

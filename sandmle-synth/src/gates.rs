@@ -600,9 +600,15 @@ impl Verifier for GateVerifier {
         Ok(self.run(env)?)
     }
 
+    /// The gates named, in the fixed order, then the realism checks as one
+    /// gate when [`crate::REALISM_GATE`] is named ([`crate::realism_gate`]).
     fn verify_gates(&self, env: &Environment, gates: &[&str]) -> sandmle_core::Result<Vec<GateResult>> {
         let chosen: Vec<Gate> = Gate::ALL.into_iter().filter(|g| gates.contains(&g.name())).collect();
-        Ok(self.run_only(env, &chosen)?)
+        let mut results = self.run_only(env, &chosen)?;
+        if gates.contains(&crate::REALISM_GATE) {
+            results.push(crate::realism_gate(env));
+        }
+        Ok(results)
     }
 }
 

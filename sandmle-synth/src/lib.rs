@@ -93,7 +93,7 @@ pub use lexicon::{DOMAINS, Domain, domain};
 pub use program::{
     MAX_PROGRAM_ROWS, ORACLE_PREFIX, PROGRAM_DETAIL, SPLIT_COLUMN, assemble_program_rows, program_brief,
 };
-pub use realism::{RealismCheck, realism_checks};
+pub use realism::{REALISM_GATE, RealismCheck, realism_checks, realism_gate};
 pub use rule::{FAMILIES, Family, RULE_FEATURES, Rule, Tree, rule_pool};
 pub use shrink::{SHRINK_VERSION, StratifiedShrinker};
 pub use sizes::{MAX_FILE_CLASSES, test_rows_for};

@@ -102,10 +102,17 @@ pub fn program_brief(plan: &TaskPlan, train_rows: usize) -> Result<Value> {
         .features
         .iter()
         .map(|f| match &f.dna {
-            FeatureDna::Numeric { missing_rate, shape } => json!({
-                "name": f.name, "type": "numeric", "unit": f.unit, "min": shape.min, "max": shape.max,
-                "integer": shape.integer, "missing_rate": missing_rate, "signal": f.signal,
-            }),
+            FeatureDna::Numeric { missing_rate, shape } => {
+                // A column the lexicon knows takes its unit's range and grain,
+                // as the built-in synthesizer's do: a count is whole, an age
+                // in years.
+                let (min, max) = crate::units::unit_of(&f.name).map_or((shape.min, shape.max), |(_, lo, hi)| (lo, hi));
+                let integer = shape.integer || crate::units::grain_of(&f.name) == crate::units::Grain::Whole;
+                json!({
+                    "name": f.name, "type": "numeric", "unit": f.unit, "min": min, "max": max,
+                    "integer": integer, "missing_rate": missing_rate, "signal": f.signal,
+                })
+            }
             FeatureDna::Categorical { missing_rate, cardinality, .. } => json!({
                 "name": f.name, "type": "categorical", "levels": cardinality, "missing_rate": missing_rate,
                 "signal": f.signal,

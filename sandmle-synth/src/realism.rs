@@ -13,14 +13,29 @@
 //! | `repeated_words` | share of the text cells with a word straight after itself | at most 0.10 |
 //! | `missing_values` | share of the feature columns with gaps | always (reported) |
 //!
+//! The text checks read prose columns only: text columns where at least
+//! half the cells hold two words or more, and some word has a letter. A
+//! column of single tokens (a sequence task's words, a forecasting task's
+//! dates) or of id lists (a graph task's links) is not prose.
+//!
 //! Real tables pass them: the bundled seeds' SMS messages are one word in
 //! 0.7 % of rows and repeat a word in 1.5 %. `sandmle verify` prints the
 //! checks after the gates; they do not change its verdict (a real
-//! competition's table is what it is).
+//! competition's table is what it is). The Foundry's built-in MLOps
+//! engineer holds every candidate it checks to them ([`REALISM_GATE`],
+//! asked of [`crate::GateVerifier`] by name, [`realism_gate`]): a
+//! synthesized table that fails one — a generator program's fractional
+//! counts, say — is refused and retried with a fresh seed.
 
 use crate::units::{Grain, grain_of};
-use sandmle_core::{Column, Environment};
+use sandmle_core::{Column, Environment, GateResult};
 use serde::Serialize;
+
+/// The name under which [`crate::GateVerifier`]'s
+/// [`sandmle_core::Verifier::verify_gates`] runs the realism checks as one
+/// gate ([`realism_gate`]); not among [`crate::Gate::ALL`], so `verify`
+/// and the nine gates are unchanged.
+pub const REALISM_GATE: &str = "realistic";
 
 /// One realism check's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,7 +97,7 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
                     piled += usize::from(share(at(lo).max(at(hi)), present.len()) >= 0.25);
                 }
             }
-            Column::Text(_) => {
+            Column::Text(_) if is_prose(column) => {
                 for i in 0..column.len() {
                     if let Some(cell) = column.get_str(i) {
                         cells += 1;
@@ -91,7 +106,7 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
                     }
                 }
             }
-            Column::Categorical(_) => {}
+            Column::Text(_) | Column::Categorical(_) => {}
         }
     }
     let check = |check, value: f64, bound: f64, passed: bool, detail: String| RealismCheck {
@@ -129,9 +144,48 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
     ]
 }
 
+/// Whether a text column is prose (see the module docs).
+fn is_prose(column: &Column) -> bool {
+    let (mut cells, mut several, mut letters) = (0, 0, false);
+    for i in 0..column.len() {
+        if let Some(cell) = column.get_str(i) {
+            cells += 1;
+            several += usize::from(cell.split_whitespace().nth(1).is_some());
+            letters = letters || cell.chars().any(char::is_alphabetic);
+        }
+    }
+    letters && 2 * several >= cells && cells > 0
+}
+
+/// The realism checks as one gate ([`REALISM_GATE`]): passed when every
+/// check passes, its detail the failed checks' figures.
+pub fn realism_gate(env: &Environment) -> GateResult {
+    let checks = realism_checks(env);
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("{} {:.3} (bound {:.2}): {}", c.check, c.value, c.bound, c.detail))
+        .collect();
+    GateResult {
+        gate: REALISM_GATE.to_owned(),
+        passed: failed.is_empty(),
+        figures: checks.iter().map(|c| (c.check.to_owned(), c.value)).collect(),
+        detail: if failed.is_empty() { "every realism check within its bound".to_owned() } else { failed.join("; ") },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_is_several_words_with_letters() {
+        let text = |cells: &[&str]| Column::Text(cells.iter().map(|c| Some((*c).into())).collect());
+        assert!(is_prose(&text(&["the claimant called", "a storm", "one"])));
+        assert!(!is_prose(&text(&["fever", "dose", "the"])), "a sequence task's words");
+        assert!(!is_prose(&text(&["2021-03-01", "2021-03-02"])), "dates");
+        assert!(!is_prose(&text(&["12 40 7", "3 9"])), "a graph's links");
+    }
 
     #[test]
     fn repeats_are_words_straight_after_themselves() {

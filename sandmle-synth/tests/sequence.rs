@@ -128,6 +128,8 @@ fn documents_are_whole_and_a_word_s_neighbours_tell_its_tag() {
         assert!(docs[0].keys().all(|d| !docs[1].contains_key(d)), "{name}: a document in both files");
         assert!(!env.description.contains("hidden"), "{name}");
         assert_eq!(test_tags(&env).len(), env.test.n_rows());
+        // One word a row is a sequence task's layout, not a realism fault.
+        assert!(sandmle_synth::realism_gate(&env).passed, "{name}: {:?}", sandmle_synth::realism_gate(&env));
 
         let verifier = GateVerifier::new(Arc::new(StandardGrader));
         let gates = calibrate(&mut env, &Panel::default(), &StandardGrader, &verifier).unwrap();

@@ -129,9 +129,13 @@ pub struct MlOps {
     pub verifier: Arc<dyn sandmle_core::Verifier>,
 }
 
-/// The gates the MLOps engineer runs as its own checks.
-pub const MLOPS_GATES: [&str; 4] =
-    ["sample_submission", "thresholds_recorded", "thresholds_ordered", "gold_beats_sample"];
+/// The gates the MLOps engineer runs as its own checks: four of the nine,
+/// and `realistic`, the realism checks of a verifier that has them
+/// (whole counts, no column piled on a bound, prose that reads as prose;
+/// `sandmle_synth::realism_gate`). A verifier that does not know a name
+/// returns nothing for it, and nothing is refused for it.
+pub const MLOPS_GATES: [&str; 5] =
+    ["sample_submission", "thresholds_recorded", "thresholds_ordered", "gold_beats_sample", "realistic"];
 
 impl MlOpsEngineer for MlOps {
     fn name(&self) -> &str {
