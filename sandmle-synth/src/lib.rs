@@ -75,6 +75,7 @@ mod program;
 mod random;
 mod realism;
 pub mod recast;
+mod relations;
 mod rule;
 pub mod sequence;
 pub mod series;

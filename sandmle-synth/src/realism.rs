@@ -11,6 +11,7 @@
 //! | `piled_on_a_bound` | share of numeric columns (five distinct values or more; a picture's `px_` pixels aside) with a quarter of their rows on their smallest or largest value | at most 0.05 |
 //! | `one_word_texts` | share of the text cells that are one word | at most 0.05 |
 //! | `repeated_words` | share of the text cells with a word straight after itself | at most 0.10 |
+//! | `relations_hold` | share of rows breaking a relation between columns a table has (a diastolic pressure above the systolic less 20, an approved amount above the request, a BMI off its weight and height, a trip's minutes off plausible speeds; [`crate::relations`]) | at most 0.01 |
 //! | `missing_values` | share of the feature columns with gaps | always (reported) |
 //!
 //! The text checks read prose columns only: text columns where at least
@@ -116,6 +117,12 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
         bound,
         detail,
     };
+    let numeric_columns: Vec<(&str, &[f64])> = train
+        .iter()
+        .filter(|(name, _)| !skip.contains(name))
+        .filter_map(|(name, c)| c.as_numeric().map(|v| (name, v)))
+        .collect();
+    let (broken, checked) = crate::relations::violations(&numeric_columns);
     let whole_share = if counts == 0 { 1.0 } else { share(whole, counts) };
     vec![
         check("whole_counts", whole_share, 1.0, whole == counts, format!("{whole} of {counts} count-like columns")),
@@ -139,6 +146,13 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
             0.10,
             share(repeated, cells) <= 0.10,
             format!("{repeated} of {cells} text cells"),
+        ),
+        check(
+            "relations_hold",
+            share(broken, checked),
+            0.01,
+            share(broken, checked) <= 0.01,
+            format!("{broken} of {checked} rows checked break a relation"),
         ),
         check("missing_values", share(gaps, features), 1.0, true, format!("{gaps} of {features} feature columns")),
     ]

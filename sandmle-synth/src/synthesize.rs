@@ -242,6 +242,7 @@ impl DnaSynthesizer {
         let n = n_train + n_test + n_test / 2;
 
         let mut feats = generate_features(&plan.features, domain, n, &mut rng_for(seed, "synth-features"));
+        crate::relations::apply(&mut feats);
         let signal: Vec<Vec<f64>> = feats.iter().filter(|f| f.signal).map(|f| f.latent.clone()).collect();
         let signal_names: Vec<String> = feats.iter().filter(|f| f.signal).map(|f| f.name.clone()).collect();
         let labeller = Labeller {

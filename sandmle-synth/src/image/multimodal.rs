@@ -45,6 +45,7 @@ pub(super) fn table_part(plan: &TaskPlan, n: usize) -> TablePart {
     let seed = plan.seed;
     let domain = DOMAINS.iter().find(|d| d.name == plan.domain);
     let mut feats: Vec<Generated> = generate_features(&plan.features, domain, n, &mut rng_for(seed, "synth-features"));
+    crate::relations::apply(&mut feats);
     let signal: Vec<Vec<f64>> = feats.iter().filter(|f| f.signal).map(|f| f.latent.clone()).collect();
     let names: Vec<String> = feats.iter().filter(|f| f.signal).map(|f| f.name.clone()).collect();
     let mut rng = rng_for(seed, "multimodal-rule");
