@@ -14,10 +14,13 @@
 //! | `relations_hold` | share of rows breaking a relation between columns a table has (a diastolic pressure above the systolic less 20, an approved amount above the request, a BMI off its weight and height, a trip's minutes off plausible speeds; [`crate::relations`]) | at most 0.01 |
 //! | `missing_values` | share of the feature columns with gaps | always (reported) |
 //!
-//! The text checks read prose columns only: text columns where at least
-//! half the cells hold two words or more, and some word has a letter. A
-//! column of single tokens (a sequence task's words, a forecasting task's
-//! dates) or of id lists (a graph task's links) is not prose.
+//! The text checks read prose columns only: every text column but those
+//! whose layout is not prose by design — a sequence task's words (one a
+//! row), a graph task's [`crate::graph::NEIGHBOURS`] (lists of ids), the
+//! task's group column (the item a row belongs to: a page's image name)
+//! and columns of dates (`YYYY-MM-DD`, a forecasting task's). The pile-up
+//! check skips a picture's `px_` pixels and a page-restoration task's
+//! pixel rows (a white page is white).
 //!
 //! Real tables pass them: the bundled seeds' SMS messages are one word in
 //! 0.7 % of rows and repeat a word in 1.5 %. `sandmle verify` prints the
@@ -72,6 +75,7 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
     skip.extend(task.target_columns.iter().map(String::as_str));
     let (mut counts, mut whole, mut numeric, mut piled, mut features, mut gaps) = (0, 0, 0, 0, 0, 0);
     let (mut cells, mut one_word, mut repeated) = (0, 0, 0);
+    let pixel_rows = sandmle_core::pixel_rows::is_pixel_task(task, train);
     for (name, column) in train.iter() {
         if skip.contains(&name) {
             continue;
@@ -92,13 +96,13 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
                 let mut sorted = present.clone();
                 sorted.sort_by(f64::total_cmp);
                 sorted.dedup();
-                if sorted.len() >= 5 && !name.starts_with("px_") {
+                if sorted.len() >= 5 && !name.starts_with("px_") && !pixel_rows {
                     let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
                     let at = |b: f64| present.iter().filter(|&&v| v == b).count();
                     piled += usize::from(share(at(lo).max(at(hi)), present.len()) >= 0.25);
                 }
             }
-            Column::Text(_) if is_prose(column) => {
+            Column::Text(_) if is_prose(task, name, column) => {
                 for i in 0..column.len() {
                     if let Some(cell) = column.get_str(i) {
                         cells += 1;
@@ -158,17 +162,17 @@ pub fn realism_checks(env: &Environment) -> Vec<RealismCheck> {
     ]
 }
 
-/// Whether a text column is prose (see the module docs).
-fn is_prose(column: &Column) -> bool {
-    let (mut cells, mut several, mut letters) = (0, 0, false);
-    for i in 0..column.len() {
-        if let Some(cell) = column.get_str(i) {
-            cells += 1;
-            several += usize::from(cell.split_whitespace().nth(1).is_some());
-            letters = letters || cell.chars().any(char::is_alphabetic);
-        }
-    }
-    letters && 2 * several >= cells && cells > 0
+/// Whether the text column `name` of `task` is prose (see the module docs).
+fn is_prose(task: &sandmle_core::TaskSpec, name: &str, column: &Column) -> bool {
+    let date = |cell: &str| {
+        cell.len() == 10
+            && cell.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() })
+    };
+    let dates = (0..column.len()).filter_map(|i| column.get_str(i)).all(|cell| date(&cell));
+    task.modality != sandmle_core::Modality::Sequence
+        && name != crate::graph::NEIGHBOURS
+        && task.group_column.as_deref() != Some(name)
+        && !dates
 }
 
 /// The realism checks as one gate ([`REALISM_GATE`]): passed when every
@@ -193,12 +197,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prose_is_several_words_with_letters() {
+    fn prose_is_every_text_but_words_links_and_dates() {
         let text = |cells: &[&str]| Column::Text(cells.iter().map(|c| Some((*c).into())).collect());
-        assert!(is_prose(&text(&["the claimant called", "a storm", "one"])));
-        assert!(!is_prose(&text(&["fever", "dose", "the"])), "a sequence task's words");
-        assert!(!is_prose(&text(&["2021-03-01", "2021-03-02"])), "dates");
-        assert!(!is_prose(&text(&["12 40 7", "3 9"])), "a graph's links");
+        let mut task = sandmle_core::testing::tiny_environment().task().clone();
+        assert!(is_prose(&task, "note", &text(&["the claimant called", "a storm", "one"])));
+        assert!(is_prose(&task, "comment", &text(&["good", "late", "good"])), "one-word prose is prose");
+        assert!(!is_prose(&task, "date", &text(&["2021-03-01", "2021-03-02"])), "dates");
+        assert!(!is_prose(&task, crate::graph::NEIGHBOURS, &text(&["12 40 7", "3 9"])), "a graph's links");
+        task.group_column = Some("image".into());
+        assert!(!is_prose(&task, "image", &text(&["page_1", "page_2"])), "the items' names");
+        task.modality = sandmle_core::Modality::Sequence;
+        assert!(!is_prose(&task, "word", &text(&["fever", "dose", "the"])), "a sequence task's words");
     }
 
     #[test]

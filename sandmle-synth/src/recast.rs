@@ -56,8 +56,13 @@ pub fn recast(dna: &TaskDna, to: Modality) -> Option<TaskDna> {
     match to {
         Modality::Tabular | Modality::Multimodal => table_features(dna, &mut out),
         Modality::Text => {
-            let texts: Vec<FeatureDna> =
-                dna.features.iter().filter(|f| matches!(f, FeatureDna::Text { .. })).cloned().collect();
+            // A sequence seed's text is its words, one a row: not notes.
+            let texts: Vec<FeatureDna> = dna
+                .features
+                .iter()
+                .filter(|f| matches!(f, FeatureDna::Text { .. }) && dna.modality != Modality::Sequence)
+                .cloned()
+                .collect();
             table_features(dna, &mut out);
             if texts.is_empty() {
                 out.features.push(TEXT_FEATURE);

@@ -17,9 +17,16 @@
 //! | `settled_amount`, `claim_amount` | at most the claim |
 //! | `planned_minutes`, `distance_km` | a speed between 15 and 110 km/h, plus up to 45 minutes of stops |
 //!
-//! A mended signal column's latent is its new values' normal scores, so
-//! the hidden rule reads what the column shows. [`violations`] counts the
-//! rows that break a relation (the realism check `relations_hold`).
+//! A value over its bound is mirrored under it (`bound² / value`, whole
+//! when both are), so mended rows spread below the bound rather than pile
+//! on it. The lexicon names `approved_amount` and `settled_amount` as
+//! targets only: those relations hold between feature columns (an LLM
+//! strategist's plan may have them), and a target is the rule's value, left
+//! as it is. A mended signal column's latent is its new values' normal
+//! scores, so the hidden rule reads what the column shows. [`violations`]
+//! counts the rows that break a relation (the realism check
+//! `relations_hold`). The BMI is its weight and height's whatever they
+//! are: drawn on their own, they can make one outside 15–50.
 
 use crate::features::Generated;
 use crate::lexicon::base_name;
@@ -58,6 +65,16 @@ fn set(feats: &mut [Generated], i: usize, new: Vec<f64>) {
     feats[i].column = Column::Numeric(new);
 }
 
+/// `value`, or mirrored under `limit` when above it (`limit² / value`),
+/// whole when both are.
+fn mirror_under(value: f64, limit: f64) -> f64 {
+    if value <= limit || limit <= 0.0 || !value.is_finite() {
+        return value.min(limit.max(0.0));
+    }
+    let mirrored = limit * limit / value;
+    if value.fract() == 0.0 && limit.fract() == 0.0 { mirrored.round().min(limit) } else { mirrored }
+}
+
 fn tenth(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
@@ -75,7 +92,8 @@ pub(crate) fn apply(feats: &mut [Generated]) -> Vec<&'static str> {
     for (column, bound, margin) in AT_MOST {
         if let (Some(c), Some(b)) = (find(feats, column), find(feats, bound)) {
             let (cv, bv) = (values(feats, c), values(feats, b));
-            set(feats, c, cv.iter().zip(&bv).map(|(&c, &b)| c.min(b - margin)).collect());
+            let mirrored = cv.iter().zip(&bv).map(|(&c, &b)| mirror_under(c, b - margin)).collect();
+            set(feats, c, mirrored);
             mended.push(column);
         }
     }
@@ -85,7 +103,7 @@ pub(crate) fn apply(feats: &mut [Generated]) -> Vec<&'static str> {
         let mended_minutes = mv
             .iter()
             .zip(&dv)
-            .map(|(&m, &d)| m.clamp(60.0 * d / fast, 60.0 * d / slow + STOP_MINUTES).round())
+            .map(|(&m, &d)| m.max(60.0 * d / fast).min(60.0 * d / slow + STOP_MINUTES).round())
             .collect();
         set(feats, m, mended_minutes);
         mended.push("planned_minutes");
@@ -168,7 +186,7 @@ mod tests {
         let after = view(&feats);
         let refs: Vec<(&str, &[f64])> = after.iter().map(|(n, v)| (n.as_str(), v.as_slice())).collect();
         assert_eq!(violations(&refs), (0, 9));
-        assert_eq!(after[1].1, [80.0, 80.0, 90.0]);
+        assert_eq!(after[1].1, [80.0, 67.0, 90.0], "95 over 80 mirrored to 80² / 95");
         assert_eq!(after[4].1, [22.9, 39.1, 15.2]);
         assert_eq!(after[6].1, [327.0, 53.0, 40.0]);
         // The rule reads the mended values.

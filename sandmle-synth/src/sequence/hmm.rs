@@ -104,8 +104,8 @@ mod tests {
     use super::*;
     use sandmle_core::rng_for;
 
-    /// Two tags, two words; the posterior by brute force over every tag
-    /// path of three words.
+    /// Three states (two tags' and a cue's, tagged 0), three words; the
+    /// posterior by brute force over every state path of three words.
     #[test]
     fn posteriors_are_the_brute_force_marginals() {
         let hmm = Hmm {

@@ -15,7 +15,8 @@
 //! **Rule.** Words and tags come from a hidden Markov model. A mention
 //! runs on with probability `stay` (each word keeps the tag of the one
 //! before), else the next tag is drawn from the seed's class shares, so
-//! the tags keep the seed's balance. Each tag shows words of its own (the
+//! the tags keep about the seed's balance (under the cued family a cue
+//! word, tagged outside, adds to the outside tag's share). Each tag shows words of its own (the
 //! outside tag English function words; the others the domain's words,
 //! Zipf-weighted), but with probability `ambiguity` (rising with
 //! difficulty and noise) a word of a pool every tag shares: such a word's
@@ -122,7 +123,7 @@ pub(crate) fn plan_sequence(
     };
     let feature = |name: &str, dna: FeatureDna| PlannedFeature { name: name.to_owned(), unit: None, dna, signal: true };
     let features = vec![
-        feature(d.group, count(100.0)),
+        feature(d.group, count(500.0)),
         feature(POSITION, count(DOCUMENT_WORDS.1 as f64 - 1.0)),
         feature(word, FeatureDna::Text { missing_rate: 0.0, mean_tokens: 1.0, sd_tokens: 0.0, vocab_size: 60 }),
     ];
