@@ -127,6 +127,15 @@ pub(crate) const ORGANISATIONS: &[(&str, [&str; 6])] = &[
     ),
 ];
 
+/// One of `domain`'s organisations, drawn from the plan `seed`'s
+/// `synth-title` stream (`None` for a domain without any): the name a
+/// forecasting or sequence task's title opens with.
+pub(crate) fn organisation(domain: &str, seed: u64) -> Option<&'static str> {
+    use rand::RngExt;
+    let (_, orgs) = ORGANISATIONS.iter().find(|(d, _)| *d == domain)?;
+    Some(orgs[sandmle_core::rng_for(seed, "synth-title").random_range(0..orgs.len())])
+}
+
 /// Every domain, in a fixed order.
 pub const DOMAINS: &[Domain] = &[
     Domain {

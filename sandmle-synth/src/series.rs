@@ -211,10 +211,8 @@ pub(crate) fn plan_series(
         feature(event, None, numeric(flat(0.5, 0.5, true))),
     ];
     let days = train_days(train_rows);
-    let orgs = crate::lexicon::ORGANISATIONS.iter().find(|(x, _)| *x == domain).map(|(_, o)| o);
-    let mut title_rng = rng_for(seed, "synth-title");
-    let title = match orgs {
-        Some(o) => format!("{}: {} forecast", o[title_rng.random_range(0..o.len())], d.what),
+    let title = match crate::lexicon::organisation(domain, seed) {
+        Some(o) => format!("{o}: {} forecast", d.what),
         None => format!("{} forecast", d.what),
     };
     TaskPlan {

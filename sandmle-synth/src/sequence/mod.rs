@@ -127,11 +127,9 @@ pub(crate) fn plan_sequence(
         feature(POSITION, count(DOCUMENT_WORDS.1 as f64 - 1.0)),
         feature(word, FeatureDna::Text { missing_rate: 0.0, mean_tokens: 1.0, sd_tokens: 0.0, vocab_size: 60 }),
     ];
-    let orgs = crate::lexicon::ORGANISATIONS.iter().find(|(x, _)| *x == domain).map(|(_, o)| o);
-    let mut title_rng = rng_for(seed, "synth-title");
     let what = format!("mentions in {}s", d.document);
-    let title = match orgs {
-        Some(o) => format!("{}: tagging {what}", o[title_rng.random_range(0..o.len())]),
+    let title = match crate::lexicon::organisation(domain, seed) {
+        Some(o) => format!("{o}: tagging {what}"),
         None => format!("Tagging {what}"),
     };
     let classes = match dna.targets.first() {
@@ -403,14 +401,18 @@ pub(crate) fn realize_sequence(synth: &DnaSynthesizer, plan: &TaskPlan) -> Resul
     let mut numbers: Vec<usize> = (0..docs.len()).collect();
     shuffle(&mut numbers, &mut rng_for(seed, "synth-ids"));
     let classes = classes_for(plan, k, *numeric_labels);
-    let split = |range: std::ops::Range<usize>| -> Result<(sandmle_core::Table, Vec<Vec<f64>>)> {
+    // A split's table, and (`posteriors`) each of its words' tag
+    // probabilities given its document: the oracle's, for the test split.
+    let split = |range: std::ops::Range<usize>, posteriors: bool| -> Result<(sandmle_core::Table, Vec<Vec<f64>>)> {
         let mut order: Vec<usize> = range.collect();
         order.sort_by_key(|&d| numbers[d]);
         let (mut ids, mut group, mut position, mut word, mut tag, mut post) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         for d in order {
             let (tags, words) = &docs[d];
-            post.extend(hmm.posteriors(words));
+            if posteriors {
+                post.extend(hmm.posteriors(words));
+            }
             for (p, (&t, &w)) in tags.iter().zip(words).enumerate() {
                 ids.push(Some(format!("{}_{p}", numbers[d]).into()));
                 group.push(numbers[d] as f64);
@@ -427,8 +429,8 @@ pub(crate) fn realize_sequence(synth: &DnaSynthesizer, plan: &TaskPlan) -> Resul
         table.push_column(plan.targets[0].clone(), label_column(&tag, &classes, *numeric_labels))?;
         Ok((table, post))
     };
-    let (train, _) = split(0..train_docs)?;
-    let (test, probabilities) = split(train_docs..docs.len())?;
+    let (train, _) = split(0..train_docs, false)?;
+    let (test, probabilities) = split(train_docs..docs.len(), true)?;
     let prediction_columns =
         if form == SubmissionForm::ClassProbabilities { classes.clone() } else { plan.targets.clone() };
     let crate::synthesize::TableTask { mut task, tables, description, mut provenance } =
