@@ -15,8 +15,8 @@ then, for every environment, reads its public files as a Kaggle practitioner wou
   the pixel intensities of a table of pixels, `px_*`, are not counted: a dark background is the
   picture, not a range's bound);
 - whether any feature has missing values;
-- text cells (columns of long strings) that are one word, or have a word straight after itself
-  (the real SMS seed: 0.7 % and 1.5 %);
+- text cells (columns of long strings) that are one word, or have a word straight after itself,
+  case and punctuation aside (the real SMS seed: 0.7 % and 2.3 %);
 - the title, domain, modality, rule family and column set (near-duplicates: two environments of
   one target name whose feature sets are at least 80 % alike, Jaccard);
 - learnability: a plain scikit-learn RandomForest (100 trees, random_state 0, the Harbor export's
@@ -26,6 +26,8 @@ then, for every environment, reads its public files as a Kaggle practitioner wou
 - with --strong, the medal a stronger agent-style model takes (a stack of a 300-tree forest,
   gradient boosting and a scaled linear model, combined by 5-fold cross-validation): gold should be
   out of stock code's reach, not out of every model's;
+- with --text-models, on environments with text: the same forest on TF-IDF of words and word
+  pairs (`ngram_range=(1, 2)`) beside the reference's words alone — does word order pay?
 - whether the environment records its oracle (the hidden rule's score, `grading.json`'s `oracle`).
 
 Prints a markdown summary (and writes OUT/realism.json with every environment's figures).
@@ -89,9 +91,10 @@ def model_of(spec, classification):
 """
 
 
-def forest_submission(task_dir, python, strong=False):
+def forest_submission(task_dir, python, strong=False, pairs=False):
     """The Harbor reference solution with a plain RandomForest (or, strong, the
-    stack above); the submission's path or None."""
+    stack above; with pairs, its TF-IDF over words and word pairs); the
+    submission's path or None."""
     solve = (task_dir / "solution" / "solve.sh").read_text()
     body = solve.split("<<'SANDMLE_SOLVE'\n", 1)[1].split("\nSANDMLE_SOLVE", 1)[0]
     config = json.loads(json.loads(re.search(r"^CONFIG = json\.loads\((.*)\)$", body, re.M).group(1)))
@@ -99,6 +102,11 @@ def forest_submission(task_dir, python, strong=False):
     body = re.sub(r"^CONFIG = json\.loads\(.*\)$", lambda _: "CONFIG = " + repr(config), body, count=1, flags=re.M)
     if strong:
         body = body.replace("\ndef image_features(", STACK + "\n\ndef image_features(", 1)
+    if pairs:
+        words = "TfidfVectorizer(max_features=2000)"
+        if words not in body:
+            sys.exit("the reference solution's text features changed: update --text-models")
+        body = body.replace(words, "TfidfVectorizer(max_features=2000, ngram_range=(1, 2))")
     work = Path(tempfile.mkdtemp(prefix="realism-"))
     for f in (task_dir / "environment" / "data").iterdir():
         (shutil.copytree if f.is_dir() else shutil.copy)(f, work / f.name)
@@ -112,7 +120,7 @@ def column_units(description):
     return dict(re.findall(r"^- `([^`]+)`: number, in (.+)$", description, re.M))
 
 
-def figures(env, task_dir, sandmle, python, strong=False):
+def figures(env, task_dir, sandmle, python, strong=False, text_models=False):
     pre = env / "prepared"
     grading = json.loads((pre / "private" / "grading.json").read_text())
     task = grading["task"]
@@ -155,11 +163,12 @@ def figures(env, task_dir, sandmle, python, strong=False):
         "missing_values": bool(train[features].isna().any().any()) if features else False,
     }
     # Text cells: one word long, or with a word straight after itself.
-    cells = [str(v).split() for c in features if not pd.api.types.is_numeric_dtype(train[c])
+    strip = lambda w: re.sub(r"^[\W_]+|[\W_]+$", "", w).lower()  # noqa: E731
+    cells = [[strip(w) for w in str(v).split() if strip(w)] for c in features if not pd.api.types.is_numeric_dtype(train[c])
              and train[c].dropna().astype(str).str.len().mean() > 30 for v in train[c].dropna()]
     row["text_cells"] = len(cells)
     row["one_word_cells"] = sum(len(w) == 1 for w in cells)
-    row["repeated_word_cells"] = sum(any(a.lower() == b.lower() for a, b in zip(w, w[1:])) for w in cells)
+    row["repeated_word_cells"] = sum(any(a == b for a, b in zip(w, w[1:])) for w in cells)
     higher = task["direction"] == "higher_is_better"
     constant = evaluate(sandmle, env, pre / "public" / "sample_submission.csv").get("score")
     sub, work, err = forest_submission(task_dir, python)
@@ -176,10 +185,17 @@ def figures(env, task_dir, sandmle, python, strong=False):
         row["stack"], row["stack_medal"] = stack.get("score"), stack.get("medal")
         if sub is None:
             row["stack_error"] = err
+    if text_models and cells:
+        sub, work, err = forest_submission(task_dir, python, pairs=True)
+        pairs = evaluate(sandmle, env, sub) if sub else {}
+        shutil.rmtree(work, ignore_errors=True)
+        row["forest_pairs"] = pairs.get("score")
     row["oracle"] = grading.get("oracle")
     perfect = 1.0 if higher else 0.0
     if constant is not None and row["forest"] is not None and perfect != constant:
         row["gain"] = (row["forest"] - constant) / (perfect - constant)
+    if constant is not None and row.get("forest_pairs") is not None and perfect != constant:
+        row["gain_pairs"] = (row["forest_pairs"] - constant) / (perfect - constant)
     return row
 
 
@@ -235,6 +251,24 @@ def summary(rows):
         "forest_gold_share": sum(r["forest_medal"] == "gold" for r in medals) / n if n else None,
         "oracle_recorded_share": sum(r.get("oracle") is not None for r in rows) / n if n else None,
         **stack_figures(rows),
+        **text_figures(rows),
+    }
+
+
+def text_figures(rows):
+    """Words alone against words and word pairs, over the environments with
+    text (--text-models)."""
+    ran = [r for r in rows if r.get("gain_pairs") is not None and r.get("gain") is not None]
+    if not ran:
+        return {}
+    words, pairs = [r["gain"] for r in ran], [r["gain_pairs"] for r in ran]
+    return {
+        "text_measured": len(ran),
+        "text_median_gain_words": statistics.median(words),
+        "text_median_gain_pairs": statistics.median(pairs),
+        "text_words_at_most_0.1": sum(g <= 0.1 for g in words),
+        "text_pairs_at_most_0.1": sum(g <= 0.1 for g in pairs),
+        "text_pairs_better_share": sum(b > a for a, b in zip(words, pairs)) / len(ran),
     }
 
 
@@ -249,6 +283,8 @@ def main():
     p.add_argument("--mix", help="generate with this modality mix (`paper`, or modality=weight pairs)")
     p.add_argument("--strong", action="store_true",
                    help="also grade a stack of forest, gradient boosting and a linear model (is gold reachable?)")
+    p.add_argument("--text-models", action="store_true",
+                   help="on text environments, also grade the forest on words and word pairs (does word order pay?)")
     a = p.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     envs = a.envs or a.out / "envs"
@@ -266,7 +302,7 @@ def main():
     rows = []
     dirs = sorted(d for d in envs.iterdir() if (d / "prepared").is_dir())
     for k, env in enumerate(dirs):
-        rows.append(figures(env, harbor / env.name, a.sandmle, a.python, a.strong))
+        rows.append(figures(env, harbor / env.name, a.sandmle, a.python, a.strong, a.text_models))
         print(f"\r{k + 1}/{len(dirs)} {env.name:40s}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     s = summary(rows)

@@ -7,7 +7,7 @@ use crate::stats::normal_cdf;
 use crate::units::{realistic, unit_of};
 use rand::RngExt;
 use sandmle_core::Mutations;
-use sandmle_core::{CellText, Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
+use sandmle_core::{Column, FeatureDna, NumericShape, PlannedFeature, SeedRng, TaskDna};
 
 /// A feature being generated: its observed column and its latent signal.
 ///
@@ -134,7 +134,7 @@ pub(crate) fn generate_features(
                 Column::categorical(values.iter().map(|s| Some(s.as_str())))
             }
             FeatureDna::Text { mean_tokens, sd_tokens, .. } => {
-                Column::Text(documents(&latent, *mean_tokens, *sd_tokens, domain.map(|d| d.name), rng))
+                Column::Text(crate::prose::documents(&latent, *mean_tokens, *sd_tokens, domain.map(|d| d.name), rng))
             }
         };
         out.push(Generated {
@@ -147,69 +147,6 @@ pub(crate) fn generate_features(
         });
     }
     out
-}
-
-/// Documents of the DNA's lengths in the domain's words ([`crate::words`]):
-/// everyday words and English fillers in a Zipf-like mix, and signal
-/// phrases of the "up" set where the latent factor is high or of the
-/// "down" set where it is low, a share of the tokens growing with the
-/// factor's distance from its median (`0.05 + 0.2 |z|`, at most 0.45) —
-/// the words carry the signal and how strongly, so a model that counts
-/// them recovers the factor, not only its sign. Lengths are log-normal
-/// with the DNA's mean and spread; no word follows itself.
-fn documents(
-    latent: &[f64],
-    mean_tokens: f64,
-    sd_tokens: f64,
-    domain: Option<&str>,
-    rng: &mut SeedRng,
-) -> Vec<Option<CellText>> {
-    let (everyday, up, down) = crate::words::words_of(domain);
-    let vocab: Vec<&str> = everyday.iter().chain(crate::words::FILLERS).copied().collect();
-    let size = vocab.len();
-    let weights: Vec<f64> = (0..size).map(|r| 1.0 / (r as f64 + 1.0)).collect();
-    let total: f64 = weights.iter().sum();
-    let cum: Vec<f64> = weights
-        .iter()
-        .scan(0.0, |acc, w| {
-            *acc += w / total;
-            Some(*acc)
-        })
-        .collect();
-    // Lengths log-normal with the DNA's mean and spread: right-skewed as
-    // real messages are, rarely a single word (a normal length clipped at
-    // one word made a tenth of the documents one word long).
-    let mean = mean_tokens.max(1.0);
-    let sigma2 = libm::log(1.0 + (sd_tokens / mean).powi(2));
-    let (mu, sigma) = (libm::log(mean) - sigma2 / 2.0, sigma2.sqrt());
-    latent
-        .iter()
-        .map(|&z| {
-            let len = libm::exp(mu + sigma * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
-            let signal = if z > 0.0 { up } else { down };
-            let rate = (0.05 + 0.2 * z.abs()).min(0.45);
-            let mut words: Vec<&str> = Vec::with_capacity(len);
-            let mut redraws = 0;
-            while words.len() < len {
-                let word = if rng.random::<f64>() < rate {
-                    signal[rng.random_range(0..signal.len())]
-                } else {
-                    let u: f64 = rng.random();
-                    vocab[cum.partition_point(|&c| c < u).min(size - 1)]
-                };
-                // No word straight after itself ("claimant claimant"): a
-                // repeat is drawn again (eight times at most).
-                let repeat = words.last().is_some_and(|last| last.rsplit(' ').next() == word.split(' ').next());
-                if !repeat || redraws >= 8 {
-                    words.push(word);
-                    redraws = 0;
-                } else {
-                    redraws += 1;
-                }
-            }
-            Some(words.join(" ").into())
-        })
-        .collect()
 }
 
 /// The DNA's missing rates (times the mutation), completely at random for
@@ -248,32 +185,5 @@ pub(crate) fn apply_missingness(feats: &mut [Generated], factor: f64, rng: &mut 
                 Column::categorical(values.iter().map(|s| s.as_deref()))
             }
         };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sandmle_core::rng_for;
-
-    /// Text is made of the domain's real words, and its signal words follow
-    /// the latent factor.
-    #[test]
-    fn documents_use_the_domains_words_and_carry_the_signal() {
-        let latent: Vec<f64> = (0..400).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
-        let docs = documents(&latent, 12.0, 3.0, Some("retail"), &mut rng_for(1, "t"));
-        let (everyday, up, down) = crate::words::words_of(Some("retail"));
-        let known: std::collections::BTreeSet<&str> =
-            everyday.iter().chain(crate::words::FILLERS).chain(up).chain(down).flat_map(|p| p.split(' ')).collect();
-        let (mut up_hits, mut down_hits) = ([0usize; 2], [0usize; 2]);
-        for (doc, z) in docs.iter().zip(&latent) {
-            let doc = doc.as_deref().unwrap();
-            assert!(doc.split(' ').all(|w| known.contains(w)), "{doc}");
-            let side = usize::from(*z > 0.0);
-            up_hits[side] += up.iter().filter(|p| doc.contains(*p)).count();
-            down_hits[side] += down.iter().filter(|p| doc.contains(*p)).count();
-        }
-        assert!(up_hits[1] > 0 && up_hits[0] == 0, "{up_hits:?}");
-        assert!(down_hits[0] > 0 && down_hits[1] == 0, "{down_hits:?}");
     }
 }

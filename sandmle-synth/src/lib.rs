@@ -72,6 +72,7 @@ mod mutations;
 mod oracle;
 pub mod pages;
 mod program;
+mod prose;
 mod random;
 mod realism;
 pub mod recast;

@@ -13,13 +13,14 @@ fn check<'a>(checks: &'a [RealismCheck], name: &str) -> &'a RealismCheck {
 }
 
 /// The real SMS messages pass the text checks with room to spare (one
-/// word in under 1 % of messages, a repeated word in under 2 %).
+/// word in under 1 % of messages, a repeated word, punctuation aside, in
+/// under 3 %).
 #[test]
 fn real_messages_read_as_real_text() {
     let checks = realism_checks(&seed("sms_spam"));
     let (one, repeated) = (check(&checks, "one_word_texts"), check(&checks, "repeated_words"));
     assert!(one.passed && one.value < 0.01, "{one:?}");
-    assert!(repeated.passed && repeated.value < 0.02, "{repeated:?}");
+    assert!(repeated.passed && repeated.value < 0.03, "{repeated:?}");
 }
 
 /// Every synthesized table (six candidates of every bundled table seed)
