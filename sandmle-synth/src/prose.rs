@@ -18,12 +18,12 @@
 //!   ("no" before a thing, "not" before a description).
 //!
 //! So a bag of words learns (a side's phrases lean toward it), but a
-//! third of every phrase's uses stand on the other side behind a negation
+//! fifth of every phrase's uses stand on the other side behind a negation
 //! that only a model reading word order tells apart (the bigram "no
 //! vomiting", a sequence model); negation words also negate context
 //! ("no visit today"), so "no" alone says nothing. The share of signal
 //! clauses grows with the factor's distance from its median
-//! (`min(0.15 + 0.4 |z|, 0.8)`), so counting them recovers the factor's
+//! (`min(0.25 + 0.5 |z|, 0.9)`), so counting them recovers the factor's
 //! size, not only its sign. Lengths are log-normal with the DNA's mean and
 //! spread; sentences start with a capital and end with a full stop; no
 //! word follows itself.
@@ -34,7 +34,7 @@ use sandmle_core::{CellText, SeedRng};
 
 /// The share of signal clauses that affirm a phrase of their own side
 /// (the rest negate one of the other side's).
-pub(crate) const AFFIRMED: f64 = 0.7;
+pub(crate) const AFFIRMED: f64 = 0.8;
 
 /// Frames that affirm a phrase (`{}`).
 const AFFIRM: &[&str] = &["{}", "{} again", "{} today", "still {}", "also {}", "with {}", "reports {}", "{} noted"];
@@ -134,7 +134,7 @@ pub(crate) fn documents(
         .map(|&z| {
             let len = libm::exp(mu + sigma * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
             let topic = &topics[usize::from(rng.random::<f64>() < 1.0 / (1.0 + libm::exp(-0.6 * z)))];
-            let signal_rate = (0.15 + 0.4 * z.abs()).min(0.8);
+            let signal_rate = (0.25 + 0.5 * z.abs()).min(0.9);
             let (own, other) = if z > 0.0 { (up, down) } else { (down, up) };
             let mut doc = Document::default();
             while doc.words < len {
