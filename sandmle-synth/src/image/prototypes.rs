@@ -24,14 +24,25 @@ pub struct Look {
     pub hue: u16,
     /// Whether the shapes are striped.
     pub striped: bool,
-    /// A group of three to five small shapes (radius 7 to 10 % of the
-    /// side) rather than one large one (11 to 16 %): an arrangement seen
-    /// at a glance, even in a coarse grid of the pixels.
+    /// A group of three to five small shapes (radius 10 to 12 % of the
+    /// side, four fifths of it drawn) rather than one large one (17 to
+    /// 24 %, large enough to show its kind and stripes on a 32-pixel
+    /// canvas): an arrangement seen at a glance, even in a coarse grid of
+    /// the pixels.
     #[serde(default)]
     pub group: bool,
 }
 
-/// Draws `k` distinct looks (of the 100 there are), in a random order.
+/// Draws `k` distinct looks (of the 100 there are) as far apart as they
+/// can be, in a random order.
+///
+/// Design decision: random looks let two classes differ only where the
+/// eye cannot tell them apart (two groups of small shapes of different
+/// kinds, three pixels across), which capped a ten-class task near chance.
+/// The looks are instead picked farthest first ([`look_distance`]): from
+/// a random look, each next one the farthest from those picked (ties to
+/// the first in a random order), so `k` looks differ in as much as a
+/// person sees as `k` allows.
 pub fn draw_looks(k: usize, rng: &mut SeedRng) -> Vec<Look> {
     let mut all: Vec<Look> = SHAPE_KINDS
         .iter()
@@ -47,8 +58,39 @@ pub fn draw_looks(k: usize, rng: &mut SeedRng) -> Vec<Look> {
         })
         .collect();
     shuffle(&mut all, rng);
-    all.truncate(k);
-    all
+    let k = k.min(all.len());
+    let mut picked: Vec<Look> = Vec::with_capacity(k);
+    // Each look's distance to the nearest picked one.
+    let mut nearest: Vec<u32> = vec![u32::MAX; all.len()];
+    while picked.len() < k {
+        let (at, _) = nearest
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !picked.contains(&all[*i]))
+            .fold((usize::MAX, 0u32), |best, (i, &d)| if best.0 == usize::MAX || d > best.1 { (i, d) } else { best });
+        let look = all[at];
+        picked.push(look);
+        for (d, other) in nearest.iter_mut().zip(&all) {
+            *d = (*d).min(look_distance(&look, other));
+        }
+    }
+    picked
+}
+
+/// How differently two looks read at a glance: a group of small shapes
+/// against one large shape counts 2, hues their steps apart in
+/// [`LOOK_HUES`] (at most 2), and the kind and the stripes 1 each where
+/// both looks are one large shape (a small shape is too small to show
+/// either).
+pub fn look_distance(a: &Look, b: &Look) -> u32 {
+    let step = |hue: u16| LOOK_HUES.iter().position(|&h| h == hue).unwrap_or(0) as u32;
+    let mut d = step(a.hue).abs_diff(step(b.hue)).min(2);
+    if a.group != b.group {
+        d += 2;
+    } else if !a.group {
+        d += u32::from(a.shape != b.shape) + u32::from(a.striped != b.striped);
+    }
+    d
 }
 
 /// Labels by the shares (each class its largest-remainder quota of `n`,
@@ -96,9 +138,9 @@ pub fn label_by_looks(
         // One large shape or a group of small ones, each large enough to
         // show its kind.
         (f.count, f.size) = if look.group {
-            (rng.random_range(3..=5), rng.random_range(7..=10))
+            (rng.random_range(3..=5), rng.random_range(10..=12))
         } else {
-            (1, rng.random_range(11..=16))
+            (1, rng.random_range(17..=24))
         };
         f.background = (centre + (i16::from(f.background) - centre) / 5).clamp(0, 255) as u8;
         // A crop centred on its subject, as a classification set's are:
@@ -106,4 +148,29 @@ pub fn label_by_looks(
         (f.x, f.y) = (30 + (f.x - 20) * 2 / 3, 30 + (f.y - 20) * 2 / 3);
     }
     (labels, shown_classes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sandmle_core::rng_for;
+
+    /// The regression test of ten classes near chance: no two of ten looks
+    /// differ in less than two steps a person sees, and they are distinct.
+    #[test]
+    fn ten_looks_differ_in_what_the_eye_sees() {
+        for seed in 0..20 {
+            let looks = draw_looks(10, &mut rng_for(seed, "looks"));
+            assert_eq!(looks.len(), 10);
+            for (i, a) in looks.iter().enumerate() {
+                for b in &looks[i + 1..] {
+                    assert!(a != b);
+                    assert!(look_distance(a, b) >= 2, "seed {seed}: {a:?} {b:?}");
+                }
+            }
+        }
+        // The order and the choice follow the seed.
+        assert_ne!(draw_looks(10, &mut rng_for(1, "looks")), draw_looks(10, &mut rng_for(2, "looks")));
+        assert_eq!(draw_looks(100, &mut rng_for(1, "looks")).len(), 100);
+    }
 }
