@@ -248,3 +248,17 @@ fn features_too_coarse_to_hold_out_test_rows_are_refused() {
         "{r:?}"
     );
 }
+
+/// The regression test of an empty class: wine's three classes at
+/// difficulty 0, where two rules moved together and the labelling swung
+/// every row between two classes, left `band_1` with no row.
+#[test]
+fn a_noise_free_three_class_task_labels_every_class() {
+    let dna = extract_dna(&seed("wine")).unwrap();
+    let synth = DnaSynthesizer { train_rows: 50, difficulty: 0.0, mutate: true };
+    let env = synth.synthesize_env(&dna, "prop", 1090549613359833641).unwrap();
+    let t = env.train.column(&env.task().target_columns[0]).unwrap();
+    let distinct: std::collections::BTreeSet<String> =
+        (0..t.len()).map(|i| t.get_str(i).unwrap().into_owned()).collect();
+    assert_eq!(distinct.len(), 3, "{distinct:?}");
+}
