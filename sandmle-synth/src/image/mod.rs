@@ -28,8 +28,8 @@
 //! Two classes: 1 when score plus noise is above the quantile cut that
 //! gives the DNA's positive share. More classes ([`Look`]): each class is a
 //! look a person can tell — a shape kind, one of five hues, plain or
-//! striped, one large shape or a group of small ones, picked farthest
-//! apart among the 100 ([`draw_looks`]) — and an image of the class shows its look under every
+//! striped, one large shape or a group of small ones, drawn among the 100
+//! so that no two are alike at a glance ([`draw_looks`]) — and an image of the class shows its look under every
 //! other factor (the exact count and size, place, rotation,
 //! clutter, blur, noise); labels take the DNA's shares exactly, and a
 //! share of images (the label noise) shows another class's look.
@@ -83,7 +83,7 @@ mod task;
 pub use draw::{Canvas, render, render_png};
 pub use factors::{FACTOR_FIELDS, ImageFactors, Nuisance, SHAPE_KINDS, ShapeKind};
 pub(crate) use pixel_table::{pixel_grid, plan_pixel_table, realize_pixel_table};
-pub use prototypes::{LOOK_HUES, Look, draw_looks, label_by_looks, look_distance};
+pub use prototypes::{LOOK_HUES, Look, MIN_LOOK_DISTANCE, draw_looks, label_by_looks, look_distance};
 pub use rule::{IMAGE_FAMILIES, ImageFamily, ImageRule, Term};
 pub use task::{MAX_IMAGE_SIDE_DRAWN, canvas_for};
 pub(crate) use task::{domain_for, plan_images, realize_images};
