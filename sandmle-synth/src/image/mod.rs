@@ -83,7 +83,9 @@ mod task;
 pub use draw::{Canvas, render, render_png};
 pub use factors::{FACTOR_FIELDS, ImageFactors, Nuisance, SHAPE_KINDS, ShapeKind};
 pub(crate) use pixel_table::{pixel_grid, plan_pixel_table, realize_pixel_table};
-pub use prototypes::{LOOK_HUES, Look, MIN_LOOK_DISTANCE, draw_looks, label_by_looks, look_distance};
+pub use prototypes::{
+    LOOK_HUES, Look, MANY_LOOKS, MIN_LOOK_DISTANCE, draw_looks, label_by_looks, look_distance, look_sizes,
+};
 pub use rule::{IMAGE_FAMILIES, ImageFamily, ImageRule, Term};
 pub use task::{MAX_IMAGE_SIDE_DRAWN, canvas_for};
 pub(crate) use task::{domain_for, plan_images, realize_images};

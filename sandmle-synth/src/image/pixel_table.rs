@@ -197,7 +197,7 @@ pub(crate) fn realize_pixel_table(synth: &DnaSynthesizer, plan: &TaskPlan, grid:
     for (i, (t, name)) in dna.targets.iter().zip(&plan.targets).enumerate() {
         let l = match t {
             TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 => {
-                looks_target(plan, shares, *numeric_labels, name, &mut factors, level, &mut rng)
+                looks_target(plan, shares, *numeric_labels, name, &mut factors, level, canvas_side as u32, &mut rng)
             }
             _ => label_target(plan, t, name, family, &factors, level, &[], &mut rng)?,
         };

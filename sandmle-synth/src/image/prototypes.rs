@@ -24,11 +24,9 @@ pub struct Look {
     pub hue: u16,
     /// Whether the shapes are striped.
     pub striped: bool,
-    /// A group of three to five small shapes (radius 10 to 12 % of the
-    /// side, four fifths of it drawn) rather than one large one (17 to
-    /// 24 %, large enough to show its kind and stripes on a 32-pixel
-    /// canvas): an arrangement seen at a glance, even in a coarse grid of
-    /// the pixels.
+    /// A group of three to five small shapes rather than one large one
+    /// ([`look_sizes`]): an arrangement seen at a glance, even in a coarse
+    /// grid of the pixels.
     #[serde(default)]
     pub group: bool,
 }
@@ -80,6 +78,10 @@ pub fn draw_looks(k: usize, rng: &mut SeedRng) -> Vec<Look> {
     picked
 }
 
+/// The number of looks from which [`look_sizes`] keeps shapes large
+/// enough to show their kind and stripes.
+pub const MANY_LOOKS: usize = 6;
+
 /// The least [`look_distance`] between two classes' looks.
 pub const MIN_LOOK_DISTANCE: u32 = 2;
 
@@ -99,9 +101,32 @@ pub fn look_distance(a: &Look, b: &Look) -> u32 {
     d
 }
 
+/// The radii a look's one shape and a group's shapes are drawn at, in
+/// percent of a canvas `side` pixels across, for a task of `classes`
+/// looks: 11–16 % and 7–10 %; with [`MANY_LOOKS`] or more, never under
+/// 5.5 and 3.2 pixels, the least that shows a kind and stripes (so 18–23 %
+/// and 10–13 % on a 32-pixel canvas).
+///
+/// Design decision: a few looks differ in hue and arrangement, which show
+/// at any size, and drawn large they were so plain that the stock
+/// baselines matched the hidden rule's own score (no medal fitted under
+/// it); many looks must also differ in kind and stripes, which a shape
+/// four pixels across does not show.
+pub fn look_sizes(side: u32, classes: usize) -> (std::ops::RangeInclusive<u8>, std::ops::RangeInclusive<u8>) {
+    let least = |pixels: f64, floor: u8| {
+        if classes < MANY_LOOKS {
+            return floor;
+        }
+        floor.max((pixels * 100.0 / f64::from(side.max(1))).ceil().min(40.0) as u8)
+    };
+    let (one, group) = (least(5.5, 11), least(3.2, 7));
+    (one..=one + 5, group..=group + 3)
+}
+
 /// Labels by the shares (each class its largest-remainder quota of `n`,
 /// the rows in random order) and dresses each row's factors in its class's
-/// look (its arrangement's count and size, the group's centre within 30
+/// look (its arrangement's count and size for a canvas `side` pixels
+/// across, [`look_sizes`], the group's centre within 30
 /// to 70 % of each side, the background's
 /// spread around its mean cut to a fifth); a `swap` share of rows shows
 /// another class's look instead (the label noise). Returns the labels and
@@ -111,8 +136,10 @@ pub fn label_by_looks(
     looks: &[Look],
     shares: &[f64],
     swap: f64,
+    side: u32,
     rng: &mut SeedRng,
 ) -> (Vec<usize>, Vec<usize>) {
+    let (one, group) = look_sizes(side, looks.len());
     let n = factors.len();
     let k = looks.len().min(shares.len());
     let total: f64 = shares[..k].iter().sum::<f64>().max(f64::MIN_POSITIVE);
@@ -144,9 +171,9 @@ pub fn label_by_looks(
         // One large shape or a group of small ones, each large enough to
         // show its kind.
         (f.count, f.size) = if look.group {
-            (rng.random_range(3..=5), rng.random_range(10..=12))
+            (rng.random_range(3..=5), rng.random_range(group.clone()))
         } else {
-            (1, rng.random_range(17..=24))
+            (1, rng.random_range(one.clone()))
         };
         f.background = (centre + (i16::from(f.background) - centre) / 5).clamp(0, 255) as u8;
         // A crop centred on its subject, as a classification set's are:
@@ -178,5 +205,15 @@ mod tests {
         // The order and the choice follow the seed.
         assert_ne!(draw_looks(10, &mut rng_for(1, "looks")), draw_looks(10, &mut rng_for(2, "looks")));
         assert_eq!(draw_looks(100, &mut rng_for(1, "looks")).len(), 100);
+    }
+
+    /// Many looks on a small canvas are drawn large enough to show a kind
+    /// (5.5 pixels a radius), a few or a large canvas at the usual sizes.
+    #[test]
+    fn many_looks_on_a_small_canvas_are_drawn_large() {
+        assert_eq!(look_sizes(64, 10), (11..=16, 7..=10));
+        assert_eq!(look_sizes(32, 3), (11..=16, 7..=10));
+        assert_eq!(look_sizes(32, 10), (18..=23, 10..=13));
+        assert_eq!(look_sizes(0, 10), (40..=45, 40..=43));
     }
 }

@@ -147,6 +147,7 @@ pub(super) fn looks_target(
     name: &str,
     factors: &mut [ImageFactors],
     level: f64,
+    side: u32,
     rng: &mut SeedRng,
 ) -> Labelled {
     let dna = &plan.dna;
@@ -154,7 +155,7 @@ pub(super) fn looks_target(
     let k = target_shares.len();
     let looks = draw_looks(k, rng);
     let swap = 0.05 + 0.3 * level.clamp(0.0, 1.0);
-    let (labels, shown) = label_by_looks(factors, &looks, &target_shares, swap, rng);
+    let (labels, shown) = label_by_looks(factors, &looks, &target_shares, swap, side, rng);
     let classes = classes_for(plan, k, numeric_labels);
     // An image shows its class's look but for a swap share, which shows
     // one of the others at random: the class given the look shown.
@@ -321,9 +322,16 @@ pub(crate) fn realize_images(synth: &DnaSynthesizer, plan: &TaskPlan, images: &I
             // a later one is labelled by rules over the looks drawn). A
             // multimodal task's classes are regions of the image's and the
             // table's scores together.
-            TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 && !multimodal => {
-                looks_target(plan, shares, *numeric_labels, name, &mut factors, level, &mut rng)
-            }
+            TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 && !multimodal => looks_target(
+                plan,
+                shares,
+                *numeric_labels,
+                name,
+                &mut factors,
+                level,
+                canvas.width.min(canvas.height),
+                &mut rng,
+            ),
             _ => label_target(plan, t, name, family, &factors, level, extra, &mut rng)?,
         };
         all.push_column(name.clone(), l.column)?;
