@@ -140,6 +140,7 @@ pub(super) struct Labelled {
 /// class a shape, a colour, plain or striped, and one large shape or a
 /// group of small ones; at difficulty 0 one image
 /// in twenty shows another class's look, at 1 seven in twenty.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn looks_target(
     plan: &TaskPlan,
     shares: &[f64],
