@@ -25,12 +25,17 @@
 //! as it is. A mended signal column's latent is its new values' normal
 //! scores, so the hidden rule reads what the column shows. [`violations`]
 //! counts the rows that break a relation (the realism check
-//! `relations_hold`). The BMI is its weight and height's whatever they
-//! are: drawn on their own, they can make one outside 15–50.
+//! `relations_hold`). A weight that would make a BMI outside
+//! [`BMI_RANGE`] with its height (a 160 kg adult of 145 cm) is mirrored
+//! into the weights that keep it inside, within the weight's own unit
+//! range, before the BMI is computed.
 
 use crate::features::Generated;
 use crate::lexicon::base_name;
 use sandmle_core::Column;
+
+/// The BMIs adults have, in kg/m².
+pub(crate) const BMI_RANGE: (f64, f64) = (15.0, 50.0);
 
 /// `(column, bound)` pairs: the column's value is at most the bound's,
 /// less the margin.
@@ -86,7 +91,26 @@ pub(crate) fn apply(feats: &mut [Generated]) -> Vec<&'static str> {
     let (bmi, weight, height) = (find(feats, "bmi"), find(feats, "weight_kg"), find(feats, "height_cm"));
     if let (Some(b), Some(w), Some(h)) = (bmi, weight, height) {
         let (wv, hv) = (values(feats, w), values(feats, h));
-        set(feats, b, wv.iter().zip(&hv).map(|(w, h)| tenth(w / (h / 100.0).powi(2))).collect());
+        let (lightest, heaviest) =
+            crate::units::unit_of("weight_kg").map_or((0.0, f64::INFINITY), |(_, lo, hi)| (lo, hi));
+        let weights: Vec<f64> = wv
+            .iter()
+            .zip(&hv)
+            .map(|(&w, &h)| {
+                let m2 = (h / 100.0).powi(2);
+                let (lo, hi) = ((BMI_RANGE.0 * m2).max(lightest), (BMI_RANGE.1 * m2).min(heaviest));
+                if !(w.is_finite() && lo.is_finite() && lo <= hi) || (lo..=hi).contains(&w) {
+                    return w;
+                }
+                let mirrored = if w > hi { hi * hi / w } else { lo * lo / w.max(f64::MIN_POSITIVE) };
+                let kept = mirrored.clamp(lo, hi);
+                if w.fract() == 0.0 { kept.round().clamp(lo.ceil(), hi.floor().max(lo.ceil())) } else { tenth(kept) }
+            })
+            .collect();
+        set(feats, b, weights.iter().zip(&hv).map(|(w, h)| tenth(w / (h / 100.0).powi(2))).collect());
+        if weights != wv {
+            set(feats, w, weights);
+        }
         mended.push("bmi");
     }
     for (column, bound, margin) in AT_MOST {
@@ -127,7 +151,11 @@ pub(crate) fn violations(columns: &[(&str, &[f64])]) -> (usize, usize) {
     };
     let present = |v: &[f64], r: usize| v.get(r).copied().filter(|x| x.is_finite());
     if let (Some(b), Some(w), Some(h)) = (get("bmi"), get("weight_kg"), get("height_cm")) {
-        let ok = |r: usize| Some((present(b, r)? - present(w, r)? / (present(h, r)? / 100.0).powi(2)).abs() <= 0.51);
+        let ok = |r: usize| {
+            let bmi = present(b, r)?;
+            let inside = (BMI_RANGE.0 - 0.05..=BMI_RANGE.1 + 0.05).contains(&bmi);
+            Some(inside && (bmi - present(w, r)? / (present(h, r)? / 100.0).powi(2)).abs() <= 0.51)
+        };
         count(&ok, b.len());
     }
     for (column, bound, margin) in AT_MOST {
@@ -191,5 +219,34 @@ mod tests {
         assert_eq!(after[6].1, [327.0, 53.0, 40.0]);
         // The rule reads the mended values.
         assert!(feats[1].latent[1] < feats[1].latent[2]);
+    }
+
+    /// A weight that would put the BMI outside 15–50 with its height is
+    /// mirrored into the weights that keep it inside, whole if it was.
+    #[test]
+    fn bmi_stays_within_what_adults_have() {
+        let mut feats = vec![
+            generated("weight_kg", vec![160.0, 40.0, 70.0, f64::NAN]),
+            generated("height_cm", vec![145.0, 205.0, 175.0, 170.0]),
+            generated("bmi", vec![0.0; 4]),
+        ];
+        apply(&mut feats);
+        let weights = feats[0].column.as_numeric().unwrap().to_vec();
+        let bmi = feats[2].column.as_numeric().unwrap().to_vec();
+        assert_eq!(weights[2], 70.0, "a weight inside is kept");
+        assert!(weights[3].is_nan(), "a missing weight stays missing");
+        for r in 0..3 {
+            assert!((15.0..=50.0).contains(&bmi[r]), "row {r}: {bmi:?}");
+            assert!((40.0..=160.0).contains(&weights[r]) && weights[r].fract() == 0.0, "{weights:?}");
+        }
+        let refs: Vec<(&str, &[f64])> =
+            vec![("weight_kg", &weights), ("height_cm", &[145.0, 205.0, 175.0, 170.0]), ("bmi", &bmi)];
+        assert_eq!(violations(&refs), (0, 3));
+        // Unmended, the same rows break it.
+        let raw = [160.0 / 1.45f64.powi(2), 40.0 / 2.05f64.powi(2), 70.0 / 1.75f64.powi(2)]
+            .map(|b| (b * 10.0).round() / 10.0);
+        let refs: Vec<(&str, &[f64])> =
+            vec![("weight_kg", &[160.0, 40.0, 70.0]), ("height_cm", &[145.0, 205.0, 175.0]), ("bmi", &raw)];
+        assert_eq!(violations(&refs), (2, 3));
     }
 }
