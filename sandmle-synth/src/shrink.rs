@@ -39,7 +39,11 @@
 //! reach both splits (a token task repeats tokens).
 //!
 //! Ids are re-keyed: the kept rows get a random permutation of `0..n`, so
-//! an id says nothing about the row; answers go to `private/`.
+//! an id says nothing about the row; answers go to `private/`. A task of
+//! items whose ids are the item and the row's place in it
+//! (`<sentence>_<token>`, a sequence task's `<document>_<position>`) keeps
+//! them, and its rows stay in the seed's order: such an id says nothing
+//! its columns do not, and a description that names the form stays true.
 
 use crate::describe::{Story, describe};
 use crate::error::{Error, Result};
@@ -285,6 +289,13 @@ impl StratifiedShrinker {
             Some(g) => Some(items(source.column(g)?)),
             None => None,
         };
+        // Ids made of the item and the row's place in it (`<sentence>_<token>`)
+        // say nothing the columns do not: they are kept, with the rows in the
+        // seed's order, as MLE-bench's files have them.
+        let keep_ids = match &task.group_column {
+            Some(g) => ids_follow_items(source.column(&task.id_column)?, source.column(g)?),
+            None => false,
+        };
         let mut last = String::new();
         for attempt in 0..self.max_attempts {
             let mut rng = rng_for(seed, &format!("shrink-{attempt}"));
@@ -302,7 +313,24 @@ impl StratifiedShrinker {
                 continue;
             }
             let mut test = source.take(&test_idx)?;
-            let renamed = rekey(&mut train, &mut test, &task.id_column, &mut rng)?;
+            let renamed = if keep_ids {
+                let (mut train_idx, mut test_idx) = (train_idx, test_idx);
+                train_idx.sort_unstable();
+                test_idx.sort_unstable();
+                (train, test) = (source.take(&train_idx)?, source.take(&test_idx)?);
+                let ids = |t: &Table| -> Result<Vec<(String, String)>> {
+                    let c = t.column(&task.id_column)?;
+                    Ok((0..c.len())
+                        .map(|r| c.get_str(r).unwrap_or_default().into_owned())
+                        .map(|i| (i.clone(), i))
+                        .collect())
+                };
+                let mut renamed = ids(&train)?;
+                renamed.extend(ids(&test)?);
+                renamed
+            } else {
+                rekey(&mut train, &mut test, &task.id_column, &mut rng)?
+            };
             let images = match &task.images {
                 // Rows share files by a key the ids' renaming leaves alone.
                 Some(spec @ ImageSpec { key_column: Some(key), .. }) => {
@@ -439,6 +467,18 @@ fn labelled_rows(seed_env: &Environment) -> Result<Table> {
         task.target_columns.iter().map(|t| seed_env.train.column(t)).collect::<sandmle_core::Result<Vec<_>>>()?;
     let rows: Vec<usize> = (0..seed_env.train.n_rows()).filter(|&r| targets.iter().all(|c| !c.is_missing(r))).collect();
     if rows.len() == seed_env.train.n_rows() { Ok(seed_env.train.clone()) } else { Ok(seed_env.train.take(&rows)?) }
+}
+
+/// Whether every id is its row's item followed by `_` and more
+/// (`<sentence>_<token>`, a sequence task's `<document>_<position>`).
+fn ids_follow_items(ids: &Column, items: &Column) -> bool {
+    ids.len() > 0
+        && (0..ids.len()).all(|r| match (ids.get_label(r), items.get_label(r)) {
+            (Some(id), Some(item)) => {
+                id.strip_prefix(item.as_ref()).is_some_and(|rest| rest.len() > 1 && rest.starts_with('_'))
+            }
+            _ => false,
+        })
 }
 
 /// Gives the rows fresh ids — a random permutation of `0..n` over both

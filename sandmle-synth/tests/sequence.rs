@@ -161,6 +161,30 @@ fn a_sequence_environment_round_trips_as_a_seed() {
     assert!(again.task().group_column.is_some());
 }
 
+/// The regression test of shrinking's fresh ids: a micro sequence task
+/// keeps its ids `<document>_<position>` (as its description says) and its
+/// words in their order, documents whole and never split across files.
+#[test]
+fn a_shrunk_sequence_task_keeps_its_ids_and_word_order() {
+    let env = sequence("wine", 1);
+    let group = env.task().group_column.clone().unwrap();
+    let micro = sandmle_synth::StratifiedShrinker { train_rows: 60, ..Default::default() }.shrink_env(&env, 3).unwrap();
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    for (table, file) in [(&micro.train, "train"), (&micro.test, "test")] {
+        let (ids, docs, places) = (texts(table, "id"), texts(table, &group), texts(table, POSITION));
+        assert!(table.n_rows() > 0);
+        for r in 0..table.n_rows() {
+            assert_eq!(ids[r], format!("{}_{}", docs[r], places[r]), "{file} row {r}");
+            if r > 0 && docs[r] == docs[r - 1] {
+                assert!(places[r].parse::<usize>().unwrap() == places[r - 1].parse::<usize>().unwrap() + 1);
+            } else {
+                assert_eq!(places[r], "0", "{file} row {r} starts a document");
+                assert!(seen.insert(docs[r].clone(), file).is_none(), "document {} twice", docs[r]);
+            }
+        }
+    }
+}
+
 /// A value seed keeps its own modality: a word's tag is a class.
 #[test]
 fn only_class_seeds_are_recast_to_sequences() {
