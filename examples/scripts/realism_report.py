@@ -164,10 +164,11 @@ def figures(env, task_dir, sandmle, python, strong=False, text_models=False):
     }
     # Text cells: one word long, or with a word straight after itself.
     strip = lambda w: re.sub(r"^[\W_]+|[\W_]+$", "", w).lower()  # noqa: E731
-    cells = [[strip(w) for w in str(v).split() if strip(w)] for c in features if not pd.api.types.is_numeric_dtype(train[c])
-             and train[c].dropna().astype(str).str.len().mean() > 30 for v in train[c].dropna()]
+    raw = [str(v).split() for c in features if not pd.api.types.is_numeric_dtype(train[c])
+           and train[c].dropna().astype(str).str.len().mean() > 30 for v in train[c].dropna()]
+    cells = [[strip(w) for w in words if strip(w)] for words in raw]
     row["text_cells"] = len(cells)
-    row["one_word_cells"] = sum(len(w) == 1 for w in cells)
+    row["one_word_cells"] = sum(len(w) == 1 for w in raw)
     row["repeated_word_cells"] = sum(any(a == b for a, b in zip(w, w[1:])) for w in cells)
     higher = task["direction"] == "higher_is_better"
     constant = evaluate(sandmle, env, pre / "public" / "sample_submission.csv").get("score")
@@ -190,6 +191,8 @@ def figures(env, task_dir, sandmle, python, strong=False, text_models=False):
         pairs = evaluate(sandmle, env, sub) if sub else {}
         shutil.rmtree(work, ignore_errors=True)
         row["forest_pairs"] = pairs.get("score")
+        if sub is None:
+            row["forest_pairs_error"] = err
     row["oracle"] = grading.get("oracle")
     perfect = 1.0 if higher else 0.0
     if constant is not None and row["forest"] is not None and perfect != constant:

@@ -71,6 +71,7 @@ pub mod micro_classes;
 mod mutations;
 mod oracle;
 pub mod pages;
+mod phrasing;
 mod program;
 mod prose;
 mod random;

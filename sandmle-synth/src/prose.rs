@@ -6,22 +6,23 @@
 //! clauses, each clause one of:
 //!
 //! - **context**: the domain's everyday words in a few telegraphic frames
-//!   ("the patient at the clinic", "follow-up visit today"), Zipf-like
+//!   ("referred to the clinic", "the scan visit", "no dose today"), Zipf-like
 //!   within one of two topics (alternate words of the everyday list); a
 //!   document's topic leans weakly with the latent factor
 //!   (`P(second topic) = 1 / (1 + e^(-0.6 z))`), as real topics do;
 //! - **signal**: a phrase of the "up" set (said where the factor is high)
 //!   or the "down" set, *affirmed* ("severe pain again", "reports
-//!   dizziness" → its own side) or *negated* ("no severe pain", "without
-//!   dizziness" → the other side). A clause for the high side affirms an
-//!   "up" phrase ([`AFFIRMED`] of the time) or negates a "down" one
-//!   ("no" before a thing, "not" before a description).
+//!   dizziness" → its own side) or *negated* ("no severe pain", "not
+//!   improving", "pain not resolved" → the other side), in the frames its
+//!   kind takes ([`crate::phrasing`]). A clause for the high side affirms
+//!   an "up" phrase ([`AFFIRMED`] of the time) or negates a "down" one
+//!   that can be negated.
 //!
-//! So a bag of words learns (a side's phrases lean toward it), but a
-//! fifth of every phrase's uses stand on the other side behind a negation
-//! that only a model reading word order tells apart (the bigram "no
-//! vomiting", a sequence model); negation words also negate context
-//! ("no visit today"), so "no" alone says nothing. The share of signal
+//! So a bag of words learns (a side's phrases lean toward it), but about a
+//! fifth of the negatable phrases' uses stand on the other side behind a
+//! negation that only a model reading word order tells apart (the bigram
+//! "no dizziness", a sequence model); negation words also negate context
+//! ("no visit today"), so "no" alone says little. The share of signal
 //! clauses grows with the factor's distance from its median
 //! (`min(0.25 + 0.5 |z|, 0.9)`), so counting them recovers the factor's
 //! size, not only its sign. Lengths are log-normal with the DNA's mean and
@@ -36,47 +37,6 @@ use sandmle_core::{CellText, SeedRng};
 /// (the rest negate one of the other side's).
 pub(crate) const AFFIRMED: f64 = 0.8;
 
-/// Frames that affirm a phrase (`{}`).
-const AFFIRM: &[&str] = &["{}", "{} again", "{} today", "still {}", "also {}", "with {}", "reports {}", "{} noted"];
-
-/// Frames that negate a noun phrase ("no severe pain").
-const NEGATE: &[&str] = &["no {}", "without {}", "no sign of {}", "no {} today"];
-
-/// Frames that negate a phrase that describes ("not improving").
-const NEGATE_DESCRIBING: &[&str] = &["not {}", "never {}", "no longer {}"];
-
-/// Whether `phrase` describes (ends in a participle, an adjective or an
-/// adverb) rather than names: it takes "not", not "no".
-fn describes(phrase: &str) -> bool {
-    let last = phrase.rsplit(' ').next().unwrap_or(phrase);
-    ["ed", "ing", "able", "ful", "ive", "ly", "ble", "ent"].iter().any(|end| last.ends_with(end))
-        || DESCRIBING.contains(&phrase)
-}
-
-/// Phrases [`describes`] cannot tell describe (reviewed by hand).
-const DESCRIBING: &[&str] = &[
-    "stable",
-    "resolved",
-    "calibrated",
-    "clean",
-    "cloudy",
-    "on track",
-    "as expected",
-    "on schedule",
-    "ahead of plan",
-    "within tolerance",
-    "within range",
-    "checked ok",
-    "dry soil ok",
-    "paid on time",
-    "working again",
-    "jammed",
-];
-
-/// Phrases that read wrong negated ("no love it"): only affirmed.
-const NOT_NEGATED: &[&str] =
-    &["love it", "will buy again", "refund please", "cancel order", "cannot login", "question only"];
-
 /// Prepositions of the context frames.
 const PREPOSITIONS: &[&str] = &["in", "on", "at", "for", "with", "after", "before", "by", "to", "of"];
 
@@ -87,7 +47,7 @@ const TIMES: &[&str] = &["today", "again", "yesterday", "this week", "this morni
 /// "the" or "no" (reviewed by hand over [`crate::words::WORDS`]).
 const NOT_NOUNS: &[&str] = &[
     "reports", "since", "noted", "left", "right", "mild", "referred", "online", "deploy", "restart", "checked",
-    "reported", "cold", "warm", "called", "visited", "parked", "stolen", "north", "south",
+    "reported", "cold", "warm", "called", "visited", "parked", "stolen", "north", "south", "rear", "front",
 ];
 
 /// Joins between clauses of one sentence, with their weights.
@@ -96,16 +56,12 @@ const JOINS: &[(&str, f64)] = &[(", ", 0.6), (" and ", 0.25), (" but ", 0.15)];
 /// Every word the frames add to the domain's words.
 #[cfg(test)]
 fn frame_words() -> Vec<&'static str> {
-    let mut out: Vec<&str> = AFFIRM
-        .iter()
-        .chain(NEGATE)
-        .chain(NEGATE_DESCRIBING)
-        .flat_map(|f| f.split(' '))
-        .filter(|w| *w != "{}")
+    let mut out: Vec<&str> = crate::phrasing::frame_words()
+        .into_iter()
         .chain(PREPOSITIONS.iter().copied())
         .chain(TIMES.iter().flat_map(|t| t.split(' ')))
         .chain(JOINS.iter().map(|(j, _)| j.trim_matches([',', ' '])))
-        .chain(["the"])
+        .chain(["the", "no"])
         .filter(|w| !w.is_empty())
         .collect();
     out.sort_unstable();
@@ -158,26 +114,28 @@ pub(crate) fn documents(
 }
 
 /// A signal clause for the side whose phrases are `own` (see the module
-/// docs); a bare phrase when `budget` is two words or fewer.
+/// docs), in the frames its phrase's kind takes
+/// ([`crate::phrasing`]); the phrase alone, or its shortest negation, when
+/// `budget` is two words or fewer.
 fn signal_clause(own: &[&str], other: &[&str], budget: usize, rng: &mut SeedRng) -> Vec<String> {
+    use crate::phrasing::{affirming, kind, negated};
     let affirmed = rng.random::<f64>() < AFFIRMED;
-    // A phrase that is itself a negation ("no defects"), or that reads
-    // wrong negated, is only affirmed.
-    let negatable: Vec<&str>;
-    let (phrases, frames) = if affirmed {
-        (own, AFFIRM)
+    let negatable: Vec<&str> = if affirmed {
+        Vec::new()
     } else {
-        negatable = other
-            .iter()
-            .copied()
-            .filter(|p| !p.starts_with("no ") && !p.starts_with("not ") && !NOT_NEGATED.contains(p))
-            .collect();
-        (if negatable.is_empty() { other } else { &negatable[..] }, NEGATE)
+        other.iter().copied().filter(|p| negated(p, kind(p), 0).is_some()).collect()
     };
-    let phrase = phrases[rng.random_range(0..phrases.len())];
-    let frames = if !affirmed && describes(phrase) { NEGATE_DESCRIBING } else { frames };
-    let frame = if budget <= 2 && affirmed { "{}" } else { frames[rng.random_range(0..frames.len())] };
-    frame.replace("{}", phrase).split(' ').map(str::to_owned).collect()
+    let text = if affirmed || negatable.is_empty() {
+        let phrase = own[rng.random_range(0..own.len())];
+        let frames = affirming(kind(phrase));
+        let frame = if budget <= 2 { "{}" } else { frames[rng.random_range(0..frames.len())] };
+        frame.replace("{}", phrase)
+    } else {
+        let phrase = negatable[rng.random_range(0..negatable.len())];
+        let pick = if budget <= 2 { 0 } else { rng.random_range(0..12) };
+        negated(phrase, kind(phrase), pick).unwrap_or_else(|| phrase.to_owned())
+    };
+    text.split(' ').map(str::to_owned).collect()
 }
 
 /// A context clause of everyday words from `topic`, at most about
@@ -286,7 +244,7 @@ impl Document {
                 })
                 .map_or(", ", |(j, _)| j);
             self.text.push_str(join);
-            self.words += usize::from(join.trim_start_matches(',').trim() != "");
+            self.words += usize::from(join != ", ");
         }
         for (i, w) in clause.iter().enumerate() {
             if i > 0 {
@@ -412,7 +370,7 @@ mod tests {
         let bag = accuracy(&|d| bag_score(d, up, down));
         let order = accuracy(&|d| order_score(d, up, down));
         assert!(bag > 0.6, "a bag of words learns: {bag}");
-        assert!(order > bag + 0.1, "word order pays: {order} against {bag}");
+        assert!(1.0 - order < 0.5 * (1.0 - bag), "word order pays, half the mistakes at most: {order} against {bag}");
         // Both sides' phrases appear on both sides.
         let negated_up = docs
             .iter()

@@ -80,7 +80,8 @@ use std::collections::{BTreeSet, HashSet};
 /// pictures; default difficulty 0.25.
 /// 8: related columns mended (BMI, blood pressures, amounts, trip times); text as sentences of
 /// a domain grammar whose signal rides on phrasing and negation
-/// (`prose`), not on keyword presence alone.
+/// (`prose`), not on keyword presence alone; many-class labels' offsets
+/// fitted with a step that halves when it overshoots.
 pub const SYNTH_VERSION: &str = "8";
 
 /// The synthesizer.

@@ -537,7 +537,8 @@ pub(crate) const WORDS: &[(&str, List, List, List)] = &[
     ),
 ];
 
-/// Common English function words that pad every document.
+/// Common English function words (a sequence task's words outside any
+/// mention are drawn from the first of them).
 pub(crate) const FILLERS: &[&str] = &[
     "the", "a", "and", "of", "to", "in", "is", "was", "for", "on", "with", "at", "by", "after", "before", "this",
     "that", "it", "no", "not", "very", "some", "again", "today", "also", "still", "but", "then", "was", "were",

@@ -39,4 +39,4 @@ pub use task::{AUDIO_FAMILIES, AudioRule, CLIP_DIR};
 pub(crate) use task::{plan_audio, realize_audio};
 
 /// Version of the audio generator, recorded in provenance.
-pub const AUDIO_SYNTH_VERSION: &str = "1";
+pub const AUDIO_SYNTH_VERSION: &str = "2";

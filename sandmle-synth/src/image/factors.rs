@@ -80,8 +80,9 @@ pub struct ImageFactors {
     pub shape: ShapeKind,
     /// Number of main shapes, 1 to 5, arranged on a ring around the centre.
     pub count: u8,
-    /// Radius of a main shape, in percent of the shorter side (6 to 16; to
-    /// 23 for one of many looks on a small canvas, [`super::look_sizes`]).
+    /// Radius of a main shape, in percent of the shorter side (6 to 16;
+    /// more for one of many looks on a canvas under 64 pixels,
+    /// [`super::look_sizes`]).
     pub size: u8,
     /// Horizontal centre of the group, in percent of the width (20 to 80).
     pub x: u8,

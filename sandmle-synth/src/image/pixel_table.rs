@@ -21,7 +21,7 @@
 use super::draw::{Canvas, render};
 use super::dress::dress;
 use super::factors::{ImageFactors, Nuisance};
-use super::task::{family_of, label_target, looks_target, plan_images, record_factors};
+use super::task::{MAX_IMAGE_SIDE_DRAWN, family_of, label_target, looks_target, plan_images, record_factors};
 use crate::error::{Error, Result};
 use crate::synthesize::{DnaSynthesizer, TableTask, table_task};
 use rayon::prelude::*;
@@ -197,7 +197,8 @@ pub(crate) fn realize_pixel_table(synth: &DnaSynthesizer, plan: &TaskPlan, grid:
     for (i, (t, name)) in dna.targets.iter().zip(&plan.targets).enumerate() {
         let l = match t {
             TargetDna::Classes { shares, numeric_labels } if shares.len() > 2 && i == 0 => {
-                looks_target(plan, shares, *numeric_labels, name, &mut factors, level, canvas_side as u32, &mut rng)
+                // The zoom already draws a shape large: the usual sizes.
+                looks_target(plan, shares, *numeric_labels, name, &mut factors, level, MAX_IMAGE_SIDE_DRAWN, &mut rng)
             }
             _ => label_target(plan, t, name, family, &factors, level, &[], &mut rng)?,
         };

@@ -32,7 +32,8 @@ pub struct Look {
 }
 
 /// Draws `k` distinct looks (of the 100 there are), no two closer than
-/// [`MIN_LOOK_DISTANCE`], in a random order.
+/// [`MIN_LOOK_DISTANCE`] where the 100 allow it (twelve looks or more;
+/// more than that, some pairs are one step apart), in a random order.
 ///
 /// Design decision: looks drawn at random let two classes differ only
 /// where the eye cannot tell them apart (two groups of small shapes of
@@ -105,7 +106,9 @@ pub fn look_distance(a: &Look, b: &Look) -> u32 {
 /// percent of a canvas `side` pixels across, for a task of `classes`
 /// looks: 11–16 % and 7–10 %; with [`MANY_LOOKS`] or more, never under
 /// 5.5 and 3.2 pixels, the least that shows a kind and stripes (so 18–23 %
-/// and 10–13 % on a 32-pixel canvas).
+/// and 10–13 % on a 32-pixel canvas; at most 40–45 % on a tiny one). A
+/// group of three or more is drawn at four fifths of its size
+/// ([`super::render`]).
 ///
 /// Design decision: a few looks differ in hue and arrangement, which show
 /// at any size, and drawn large they were so plain that the stock
