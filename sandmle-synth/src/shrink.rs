@@ -472,7 +472,7 @@ fn labelled_rows(seed_env: &Environment) -> Result<Table> {
 /// Whether every id is its row's item followed by `_` and more
 /// (`<sentence>_<token>`, a sequence task's `<document>_<position>`).
 fn ids_follow_items(ids: &Column, items: &Column) -> bool {
-    ids.len() > 0
+    !ids.is_empty()
         && (0..ids.len()).all(|r| match (ids.get_label(r), items.get_label(r)) {
             (Some(id), Some(item)) => {
                 id.strip_prefix(item.as_ref()).is_some_and(|rest| rest.len() > 1 && rest.starts_with('_'))
