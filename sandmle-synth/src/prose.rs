@@ -80,6 +80,10 @@ pub(crate) fn documents(
 ) -> Vec<Option<CellText>> {
     let (everyday, up, down) = crate::words::words_of(domain);
     let topics: [Zipf; 2] = [Zipf::new(everyday, 0), Zipf::new(everyday, 1)];
+    let negatable = |phrases: &[&'static str]| -> Vec<&'static str> {
+        phrases.iter().copied().filter(|p| crate::phrasing::kind(p) != crate::phrasing::Kind::Fixed).collect()
+    };
+    let (up_negatable, down_negatable) = (negatable(up), negatable(down));
     // Lengths log-normal with the DNA's mean and spread: right-skewed as
     // real messages are, rarely a single word.
     let mean = mean_tokens.max(1.0);
@@ -91,7 +95,7 @@ pub(crate) fn documents(
             let len = libm::exp(mu + sigma * gaussian(rng)).round().clamp(1.0, 200.0) as usize;
             let topic = &topics[usize::from(rng.random::<f64>() < 1.0 / (1.0 + libm::exp(-0.6 * z)))];
             let signal_rate = (0.25 + 0.5 * z.abs()).min(0.9);
-            let (own, other) = if z > 0.0 { (up, down) } else { (down, up) };
+            let (own, other) = if z > 0.0 { (up, &down_negatable[..]) } else { (down, &up_negatable[..]) };
             let mut doc = Document::default();
             while doc.words < len {
                 let budget = len - doc.words;
@@ -114,17 +118,13 @@ pub(crate) fn documents(
 }
 
 /// A signal clause for the side whose phrases are `own` (see the module
-/// docs), in the frames its phrase's kind takes
+/// docs), against the other side's phrases that can be negated,
+/// `negatable`, in the frames its phrase's kind takes
 /// ([`crate::phrasing`]); the phrase alone, or its shortest negation, when
 /// `budget` is two words or fewer.
-fn signal_clause(own: &[&str], other: &[&str], budget: usize, rng: &mut SeedRng) -> Vec<String> {
+fn signal_clause(own: &[&str], negatable: &[&str], budget: usize, rng: &mut SeedRng) -> Vec<String> {
     use crate::phrasing::{affirming, kind, negated};
     let affirmed = rng.random::<f64>() < AFFIRMED;
-    let negatable: Vec<&str> = if affirmed {
-        Vec::new()
-    } else {
-        other.iter().copied().filter(|p| negated(p, kind(p), 0).is_some()).collect()
-    };
     let text = if affirmed || negatable.is_empty() {
         let phrase = own[rng.random_range(0..own.len())];
         let frames = affirming(kind(phrase));

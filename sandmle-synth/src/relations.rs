@@ -80,6 +80,18 @@ fn mirror_under(value: f64, limit: f64) -> f64 {
     if value.fract() == 0.0 && limit.fract() == 0.0 { mirrored.round().min(limit) } else { mirrored }
 }
 
+/// `value`, or mirrored into `[lo, hi]` when outside it (`hi² / value`
+/// above, `lo² / value` below), whole when it was, else to 0.1; kept as it
+/// is when missing or when the range is empty.
+fn mirror_into(value: f64, lo: f64, hi: f64) -> f64 {
+    if !(value.is_finite() && lo.is_finite() && lo <= hi) || (lo..=hi).contains(&value) {
+        return value;
+    }
+    let mirrored = if value > hi { hi * hi / value } else { lo * lo / value.max(f64::MIN_POSITIVE) };
+    let kept = mirrored.clamp(lo, hi);
+    if value.fract() == 0.0 { kept.round().clamp(lo.ceil(), hi.floor().max(lo.ceil())) } else { tenth(kept) }
+}
+
 fn tenth(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
@@ -98,13 +110,7 @@ pub(crate) fn apply(feats: &mut [Generated]) -> Vec<&'static str> {
             .zip(&hv)
             .map(|(&w, &h)| {
                 let m2 = (h / 100.0).powi(2);
-                let (lo, hi) = ((BMI_RANGE.0 * m2).max(lightest), (BMI_RANGE.1 * m2).min(heaviest));
-                if !(w.is_finite() && lo.is_finite() && lo <= hi) || (lo..=hi).contains(&w) {
-                    return w;
-                }
-                let mirrored = if w > hi { hi * hi / w } else { lo * lo / w.max(f64::MIN_POSITIVE) };
-                let kept = mirrored.clamp(lo, hi);
-                if w.fract() == 0.0 { kept.round().clamp(lo.ceil(), hi.floor().max(lo.ceil())) } else { tenth(kept) }
+                mirror_into(w, (BMI_RANGE.0 * m2).max(lightest), (BMI_RANGE.1 * m2).min(heaviest))
             })
             .collect();
         set(feats, b, weights.iter().zip(&hv).map(|(w, h)| tenth(w / (h / 100.0).powi(2))).collect());

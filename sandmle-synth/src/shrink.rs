@@ -299,10 +299,14 @@ impl StratifiedShrinker {
         let mut last = String::new();
         for attempt in 0..self.max_attempts {
             let mut rng = rng_for(seed, &format!("shrink-{attempt}"));
-            let (train_idx, test_idx) = match &groups {
+            let (mut train_idx, mut test_idx) = match &groups {
                 Some(items) => draw_items(items, (train_rows, test_rows), &mut rng),
                 None => self.draw(&strata, (train_rows, test_rows), classes, &key, &mut rng),
             };
+            if keep_ids {
+                train_idx.sort_unstable();
+                test_idx.sort_unstable();
+            }
             if test_idx.is_empty() {
                 last = "no row is left for test that does not repeat a training row's features".into();
                 continue;
@@ -314,20 +318,9 @@ impl StratifiedShrinker {
             }
             let mut test = source.take(&test_idx)?;
             let renamed = if keep_ids {
-                let (mut train_idx, mut test_idx) = (train_idx, test_idx);
-                train_idx.sort_unstable();
-                test_idx.sort_unstable();
-                (train, test) = (source.take(&train_idx)?, source.take(&test_idx)?);
-                let ids = |t: &Table| -> Result<Vec<(String, String)>> {
-                    let c = t.column(&task.id_column)?;
-                    Ok((0..c.len())
-                        .map(|r| c.get_str(r).unwrap_or_default().into_owned())
-                        .map(|i| (i.clone(), i))
-                        .collect())
-                };
-                let mut renamed = ids(&train)?;
-                renamed.extend(ids(&test)?);
-                renamed
+                let ids = source.column(&task.id_column)?;
+                let id = |r: &usize| ids.get_str(*r).unwrap_or_default().into_owned();
+                train_idx.iter().chain(&test_idx).map(|r| (id(r), id(r))).collect()
             } else {
                 rekey(&mut train, &mut test, &task.id_column, &mut rng)?
             };
